@@ -1,0 +1,5 @@
+"""Allow `python -m kernelgen`."""
+
+from kernelgen.cli import main
+
+main()

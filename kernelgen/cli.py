@@ -1,0 +1,181 @@
+"""The command line: parse arguments, prompt for what is missing, print results.
+
+Only parsing and presentation live here; the work is done by kernelgen.generate, and every
+expected failure is a click exception from kernelgen.errors (a message, never a traceback).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from kernelgen import __version__
+from kernelgen.catalog import all_kernels, default_names
+from kernelgen.errors import InvalidInput
+from kernelgen.generate import GenerationResult, add_kernel, new_project
+from kernelgen.options import (
+    KernelChoice,
+    ProjectOptions,
+    default_package_name,
+    parse_arch_list,
+    validate_package_name,
+)
+from kernelgen.writer import Status
+
+DEFAULT_ARCH = "9.0"
+
+
+def _interactive(no_input: bool) -> bool:
+    return not no_input and sys.stdin.isatty()
+
+
+def _tree(paths: list[str]) -> list[str]:
+    """Render relative paths as an indented tree, folders first as they appear."""
+    lines: list[str] = []
+    shown: set[tuple[str, ...]] = set()
+    for path in sorted(paths):
+        parts = tuple(path.split("/"))
+        for depth in range(len(parts) - 1):
+            folder = parts[: depth + 1]
+            if folder not in shown:
+                shown.add(folder)
+                lines.append("  " * depth + folder[-1] + "/")
+        lines.append("  " * (len(parts) - 1) + parts[-1])
+    return lines
+
+
+def _report(result: GenerationResult, verb: str) -> None:
+    status_word = {Status.CREATE: "", Status.IDENTICAL: "  (identical)", Status.OVERWRITE: "  (replaced)"}
+    prefix = "Would write" if result.dry_run else verb
+    click.echo(f"{prefix} {len(result.files)} files in {result.root}:")
+    written = {str(f.path): status_word[f.status] for f in result.files}
+    for line in _tree(list(written)):
+        name = line.strip()
+        suffix = next((s for p, s in written.items() if p.endswith(name) and not name.endswith("/")), "")
+        click.echo(f"  {line}{suffix}")
+
+
+def _next_steps(result: GenerationResult, cd: bool) -> None:
+    if result.dry_run:
+        click.echo("Dry run: nothing was written.")
+        return
+    click.echo("\nNext:")
+    if cd:
+        click.echo(f"  cd {result.root}")
+    click.echo("  pip install --no-build-isolation -e .   # build (torch must be installed)")
+    click.echo('  pip install -e ".[test]" --no-build-isolation && pytest   # test')
+    for bench in result.benchmarks:
+        click.echo(f"  python {bench}   # benchmark")
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="kernelgen")
+def main() -> None:
+    """Scaffold PyTorch C++/CUDA extension projects from tested reference kernels.
+
+    \b
+    Example:
+      kernelgen new myops --kernel vector_add --kernel activation=my_gelu
+      cd myops && pip install --no-build-isolation -e . && pytest
+    """
+
+
+@main.command("new")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option(
+    "--kernel", "-k", "kernels", multiple=True, metavar="TEMPLATE[=NAME]",
+    help="Reference kernel to include, optionally renamed; repeatable. Default: vector_add. "
+    "See `kernelgen list`.",
+)
+@click.option("--name", "package", help="Python package name. Default: DIRECTORY's name, '-' and '.' as '_'.")
+@click.option("--namespace", help="torch.ops namespace of the ops. Default: the package name.")
+@click.option(
+    "--arch", "arches", multiple=True, metavar="CC",
+    help=f"CUDA compute capability to build for when no GPU is visible; repeatable. Default: {DEFAULT_ARCH}.",
+)
+@click.option("--no-input", is_flag=True, help="Do not prompt; take defaults for what is not given.")
+@click.option("--dry-run", is_flag=True, help="List the files that would be written; write nothing.")
+@click.option("--force", is_flag=True, help="Write into a non-empty DIRECTORY, replacing files that differ.")
+def new_command(
+    directory: Path, kernels: tuple[str, ...], package: str | None, namespace: str | None,
+    arches: tuple[str, ...], no_input: bool, dry_run: bool, force: bool,
+) -> None:
+    """Create a new extension project in DIRECTORY.
+
+    \b
+    Examples:
+      kernelgen new myops
+      kernelgen new my-ops --kernel vector_add --kernel activation=my_gelu --arch 8.0 --arch 9.0
+      kernelgen new myops --kernel sparse --kernel wmma --no-input --dry-run
+    """
+    interactive = _interactive(no_input)
+    if package is None:
+        proposed = default_package_name(directory)
+        if interactive:
+            package = click.prompt("Python package name", default=proposed)
+        else:
+            package = proposed
+            validate_package_name(package, hint=f"pass --name (the default comes from {directory.name!r})")
+    if namespace is None:
+        namespace = click.prompt("torch.ops namespace", default=package) if interactive else package
+    if not kernels and interactive:
+        listed = ", ".join(all_kernels())
+        answer = click.prompt(f"Kernels ({listed}; TEMPLATE[=NAME], comma-separated)", default="vector_add")
+        kernels = tuple(k for k in answer.split(",") if k.strip())
+    if not arches and interactive:
+        arches = (click.prompt("CUDA archs to build for when no GPU is visible", default=DEFAULT_ARCH),)
+    choices = tuple(KernelChoice.parse(spec, default_names()) for spec in (kernels or ("vector_add",)))
+    options = ProjectOptions(
+        package=package, namespace=namespace, kernels=choices,
+        arch_list=parse_arch_list(arches or (DEFAULT_ARCH,)),
+    )
+    result = new_project(options, directory, dry_run=dry_run, force=force)
+    _report(result, "Created")
+    _next_steps(result, cd=True)
+
+
+@main.command("add-kernel")
+@click.argument("template")
+@click.option("--name", help="Name of the new kernel (its ops derive from it). Default: the template's.")
+@click.option(
+    "--project", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
+    show_default=True, help="The project folder (or any folder inside it).",
+)
+@click.option("--dry-run", is_flag=True, help="List the files that would be written; write nothing.")
+def add_kernel_command(template: str, name: str | None, project: Path, dry_run: bool) -> None:
+    """Add a kernel from TEMPLATE to an existing kernelgen project.
+
+    Writes the kernel's C++/CUDA sources, Python API, tests, benchmark and docs page, and
+    regenerates the package __init__ and kernelgen.toml. Refuses if a file it would write
+    exists, or if the __init__ was edited by hand.
+
+    \b
+    Examples:
+      kernelgen add-kernel activation --name my_gelu
+      kernelgen add-kernel sparse --project path/to/myops --dry-run
+    """
+    if template not in all_kernels():
+        raise InvalidInput(f"unknown kernel template {template!r}; choose from: {', '.join(all_kernels())}")
+    result = add_kernel(project, template, name, dry_run=dry_run)
+    _report(result, "Wrote")
+    _next_steps(result, cd=False)
+
+
+@main.command("list")
+def list_command() -> None:
+    """List the reference kernel templates, their ops and dtypes.
+
+    \b
+    Example:
+      kernelgen list
+    """
+    for name, kernel in all_kernels().items():
+        ops = ", ".join(kernel.ops_for(kernel.default_name))
+        click.echo(f"{name:<12} {kernel.description}")
+        click.echo(f"{'':<12} ops: {ops}; dtypes: {', '.join(kernel.dtypes)}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

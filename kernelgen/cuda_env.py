@@ -1,0 +1,181 @@
+"""Find, check and repair the CUDA toolchain a PyTorch extension build will use.
+
+Standard library only, and it never imports torch: `kernelgen doctor` runs it to diagnose a
+machine, and every generated project carries this same file (as cuda_env.py beside setup.py)
+so its build fixes what it can before torch.utils.cpp_extension looks at the environment.
+
+The traps it handles, all seen on real machines:
+- `nvcc` on PATH is a wrapper script (or a symlink farm) outside the toolkit, so torch's guess
+  CUDA_HOME = dirname(dirname(which nvcc)) points at e.g. /usr/local, and linking fails
+  with "cannot find -lcudart". We ask nvcc itself where it lives (`nvcc -dryrun`).
+- a minimal toolkit without cusparse.h / cublas_v2.h, which torch's ATen/cuda headers include,
+  while the pip wheels of the CUDA libraries (site-packages/nvidia/...) carry them.
+- no GPU visible at build time, where torch cannot pick an arch list by itself.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# Headers that torch's own CUDA headers (ATen/cuda/CUDAContext.h and friends) include.
+TORCH_CUDA_HEADERS = (
+    "cuda_runtime.h",
+    "cuda_runtime_api.h",
+    "cusparse.h",
+    "cublas_v2.h",
+    "cublasLt.h",
+    "cusolverDn.h",
+)
+
+
+@dataclass(frozen=True)
+class CudaHome:
+    """Where the CUDA toolkit is, how it was found, and what torch alone would have guessed."""
+
+    path: Path | None
+    found_by: str
+    torch_guess: Path | None
+
+    @property
+    def torch_would_fail(self) -> bool:
+        """True when torch's own guess is not a usable toolkit but ours is."""
+        return self.path is not None and (
+            self.torch_guess is None or not is_toolkit(self.torch_guess)
+        )
+
+
+@dataclass
+class BuildEnvironment:
+    """What the build needs beyond torch's defaults, and what it could not fix."""
+
+    cuda_home: Path | None
+    include_dirs: list[Path] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    missing_headers: list[str] = field(default_factory=list)
+
+
+def is_toolkit(path: Path) -> bool:
+    """A CUDA toolkit root: bin/nvcc plus the runtime headers."""
+    return (path / "bin" / "nvcc").is_file() and (path / "include" / "cuda_runtime.h").is_file()
+
+
+def torch_cuda_home_guess(env: Mapping[str, str]) -> Path | None:
+    """The CUDA_HOME torch.utils.cpp_extension would pick, by the same rules."""
+    explicit = env.get("CUDA_HOME") or env.get("CUDA_PATH")
+    if explicit:
+        return Path(explicit)
+    nvcc = shutil.which("nvcc", path=env.get("PATH"))
+    if nvcc:
+        return Path(nvcc).parent.parent
+    default = Path("/usr/local/cuda")
+    return default if default.exists() else None
+
+
+def toolkit_behind(nvcc: Path) -> Path | None:
+    """The toolkit root an `nvcc` command really runs from, even through a wrapper script."""
+    real = nvcc.resolve()
+    if is_toolkit(real.parent.parent):
+        return real.parent.parent
+    try:
+        probe = subprocess.run(
+            [str(nvcc), "-dryrun", "-c", "-x", "cu", os.devnull, "-o", os.devnull],
+            capture_output=True, text=True, timeout=60, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.search(r"^#\$ _HERE_=(.+)$", probe.stdout + probe.stderr, re.MULTILINE)
+    if match:
+        root = Path(match.group(1).strip()).parent
+        if is_toolkit(root):
+            return root
+    return None
+
+
+def locate_cuda_home(env: Mapping[str, str] | None = None) -> CudaHome:
+    """Find the toolkit: $CUDA_HOME/$CUDA_PATH, else the nvcc on PATH (through wrappers), else
+    /usr/local/cuda. An explicit variable that points at no toolkit is reported, not trusted."""
+    env = os.environ if env is None else env
+    guess = torch_cuda_home_guess(env)
+    for variable in ("CUDA_HOME", "CUDA_PATH"):
+        value = env.get(variable)
+        if value:
+            path = Path(value)
+            if is_toolkit(path):
+                return CudaHome(path, f"${variable}", guess)
+            return CudaHome(None, f"${variable}={value} holds no bin/nvcc and include/", guess)
+    nvcc = shutil.which("nvcc", path=env.get("PATH"))
+    if nvcc:
+        root = toolkit_behind(Path(nvcc))
+        if root is not None:
+            how = "nvcc on PATH" if root == Path(nvcc).parent.parent else f"{nvcc} (a wrapper) runs {root}/bin/nvcc"
+            return CudaHome(root, how, guess)
+    for candidate in (Path("/usr/local/cuda"), *sorted(Path("/usr/local").glob("cuda-*"), reverse=True)):
+        if is_toolkit(candidate):
+            return CudaHome(candidate, f"{candidate}", guess)
+    return CudaHome(None, "no nvcc on PATH and no /usr/local/cuda", guess)
+
+
+def nvcc_version(cuda_home: Path) -> tuple[int, int] | None:
+    """The toolkit's CUDA version, from `nvcc --version` ("release 13.0")."""
+    try:
+        out = subprocess.run(
+            [str(cuda_home / "bin" / "nvcc"), "--version"],
+            capture_output=True, text=True, timeout=60, check=False,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.search(r"release (\d+)\.(\d+)", out)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def pip_cuda_include_dirs() -> list[Path]:
+    """Include folders of the NVIDIA pip wheels (nvidia/cu13/include, nvidia/cusparse/include...)."""
+    spec = importlib.util.find_spec("nvidia")
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    dirs: set[Path] = set()
+    for location in spec.submodule_search_locations:
+        dirs.update(p for p in Path(location).glob("*/include") if p.is_dir())
+    return sorted(dirs)
+
+
+def find_header(header: str, folders: list[Path]) -> Path | None:
+    """The first folder in `folders` holding `header`."""
+    return next((folder for folder in folders if (folder / header).is_file()), None)
+
+
+def prepare_build_environment(env: MutableMapping[str, str] | None = None) -> BuildEnvironment:
+    """Fix what can be fixed before torch.utils.cpp_extension is imported.
+
+    Sets CUDA_HOME when torch's own guess would be wrong, and returns the pip-wheel include
+    folders that supply headers the toolkit lacks (to be searched after the toolkit's own).
+    """
+    env = os.environ if env is None else env
+    home = locate_cuda_home(env)
+    result = BuildEnvironment(cuda_home=home.path)
+    if home.path is None:
+        result.notes.append(f"no CUDA toolkit found ({home.found_by})")
+        return result
+    if home.torch_would_fail or not env.get("CUDA_HOME"):
+        env["CUDA_HOME"] = str(home.path)
+        if home.torch_would_fail:
+            result.notes.append(f"CUDA_HOME set to {home.path}: {home.found_by}")
+    toolkit_include = home.path / "include"
+    wheel_dirs = pip_cuda_include_dirs()
+    for header in TORCH_CUDA_HEADERS:
+        if find_header(header, [toolkit_include]) is not None:
+            continue
+        supplier = find_header(header, wheel_dirs)
+        if supplier is None:
+            result.missing_headers.append(header)
+        elif supplier not in result.include_dirs:
+            result.include_dirs.append(supplier)
+            result.notes.append(f"{header} not in the toolkit; using the pip wheel's {supplier}")
+    return result

@@ -1,0 +1,173 @@
+"""The library entry points: `new_project` and `add_kernel`.
+
+Each runs the pipeline end to end: options -> catalog -> render (in memory) -> manifest ->
+writer. The CLI is a thin wrapper over these; tests and scripts can call them directly:
+
+    from kernelgen import KernelChoice, ProjectOptions, new_project
+    new_project(ProjectOptions("myops", "myops", (KernelChoice("vector_add", "vector_add"),)), "myops")
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from kernelgen import __version__
+from kernelgen.catalog import KERNEL_METADATA, find_kernel, project_skeleton
+from kernelgen.errors import InvalidInput, ProjectConflict
+from kernelgen.manifest import MANIFEST_NAME, Manifest, find_project_root, read_manifest, sha256
+from kernelgen.options import KernelChoice, ProjectOptions, validate_op_name
+from kernelgen.render import FileSet, render_tree
+from kernelgen.writer import PlannedFile, Status, plan, write_into, write_new_tree
+
+# Generated files that kernelgen owns: add-kernel rewrites them, so they must not be edited.
+OWNED_FILES = ("{package}/__init__.py",)
+# The build's CUDA environment resolver is the same module `kernelgen doctor` runs.
+CUDA_ENV_MODULE = Path(__file__).with_name("cuda_env.py")
+
+
+@dataclasses.dataclass(frozen=True)
+class GenerationResult:
+    """What `new_project` or `add_kernel` wrote (or, on a dry run, would write)."""
+
+    root: Path
+    files: list[PlannedFile]
+    dry_run: bool
+    benchmarks: list[str]
+
+
+def project_ops(options: ProjectOptions) -> list[str]:
+    """Every torch op the project defines, in order; refuses duplicates and bad names."""
+    seen: dict[str, str] = {}
+    for choice in options.kernels:
+        for op in find_kernel(choice.template).ops_for(choice.name):
+            validate_op_name(op)
+            if op in seen:
+                raise InvalidInput(
+                    f"op name {op!r} is already defined (by the {seen[op]} kernel); "
+                    "pass another name, e.g. --kernel TEMPLATE=NAME"
+                )
+            seen[op] = choice.template
+    return list(seen)
+
+
+def _context(options: ProjectOptions) -> dict[str, Any]:
+    kernels = []
+    for choice in options.kernels:
+        template = find_kernel(choice.template)
+        kernels.append(
+            {"template": choice.template, "name": choice.name, "ops": template.ops_for(choice.name),
+             "description": template.description}
+        )
+    return {
+        "kernelgen_version": __version__,
+        "package": options.package,
+        "namespace": options.namespace,
+        "distribution": options.distribution,
+        "arch_list": ";".join(options.arch_list),
+        "kernels": kernels,
+        "ops": project_ops(options),
+    }
+
+
+def _render_kernel(choice: KernelChoice, context: dict[str, Any]) -> FileSet:
+    template = find_kernel(choice.template)
+    kernel_context = {**context, "name": choice.name, "dtypes": template.dtypes}
+    return render_tree(template.root, kernel_context, exclude=frozenset({KERNEL_METADATA}))
+
+
+def _owned_paths(options: ProjectOptions) -> list[PurePosixPath]:
+    return [PurePosixPath(p.format(package=options.package)) for p in OWNED_FILES]
+
+
+def render_project(options: ProjectOptions) -> tuple[FileSet, dict[PurePosixPath, FileSet]]:
+    """Render a whole project: its files, and separately each kernel instance's own files."""
+    context = _context(options)
+    files = render_tree(project_skeleton(), context)
+    files[PurePosixPath("cuda_env.py")] = CUDA_ENV_MODULE.read_bytes()
+    per_kernel: dict[PurePosixPath, FileSet] = {}
+    for choice in options.kernels:
+        kernel_files = _render_kernel(choice, context)
+        for path in kernel_files:
+            if path in files:
+                raise InvalidInput(
+                    f"kernel name {choice.name!r} would generate {path}, which the project "
+                    "already has; pass another name"
+                )
+        files.update(kernel_files)
+        per_kernel[PurePosixPath(choice.name)] = kernel_files
+    manifest = Manifest(
+        kernelgen_version=__version__,
+        options=options,
+        owned={str(p): sha256(files[p]) for p in _owned_paths(options)},
+    )
+    files[PurePosixPath(MANIFEST_NAME)] = manifest.to_toml().encode("utf-8")
+    return files, per_kernel
+
+
+def _benchmarks(files: FileSet) -> list[str]:
+    return sorted(str(p) for p in files if p.parts[0] == "benchmarks" and p.name.startswith("bench_"))
+
+
+def new_project(
+    options: ProjectOptions, destination: Path | str, *, dry_run: bool = False, force: bool = False
+) -> GenerationResult:
+    """Generate a project in `destination`, which must be missing or empty unless `force`.
+
+    `force` writes into a non-empty folder and replaces files whose content differs.
+    """
+    destination = Path(destination)
+    if destination.exists() and not destination.is_dir():
+        raise InvalidInput(f"{destination} exists and is not a folder")
+    is_populated = destination.is_dir() and any(destination.iterdir())
+    if is_populated and not force:
+        raise InvalidInput(
+            f"{destination} exists and is not empty; choose a new folder, or pass --force to "
+            "write into it (replacing generated files that differ)"
+        )
+    files, _ = render_project(options)
+    planned = plan(files, destination, may_overwrite=files.keys() if force else ())
+    if not dry_run:
+        if destination.exists():
+            write_into(planned, destination)
+        else:
+            write_new_tree(files, destination)
+    return GenerationResult(destination, planned, dry_run, _benchmarks(files))
+
+
+def _check_owned_files_untouched(root: Path, manifest: Manifest) -> None:
+    for path, digest in sorted(manifest.owned.items()):
+        target = root / path
+        if not target.is_file():
+            raise ProjectConflict(
+                f"{path} is missing; kernelgen owns and regenerates it. Restore it "
+                "(e.g. `git checkout -- " + path + "`) and run add-kernel again"
+            )
+        if sha256(target.read_bytes()) != digest:
+            raise ProjectConflict(
+                f"{path} was edited by hand since kernelgen wrote it, and add-kernel would "
+                "rewrite it; move your changes to another module, restore the file, and run "
+                "add-kernel again"
+            )
+
+
+def add_kernel(
+    project: Path | str, template: str, name: str | None = None, *, dry_run: bool = False
+) -> GenerationResult:
+    """Add one instance of the reference kernel `template` to the project at or above `project`."""
+    root = find_project_root(Path(project))
+    manifest = read_manifest(root)
+    choice = KernelChoice(template, name or find_kernel(template).default_name)
+    options = dataclasses.replace(manifest.options, kernels=(*manifest.options.kernels, choice))
+    files, per_kernel = render_project(options)
+    _check_owned_files_untouched(root, manifest)
+    owned = {*_owned_paths(options), PurePosixPath(MANIFEST_NAME)}
+    wanted = {**per_kernel[PurePosixPath(choice.name)], **{p: files[p] for p in owned}}
+    planned = plan(wanted, root, may_overwrite=owned)
+    if not dry_run:
+        write_into(planned, root)
+    return GenerationResult(root, planned, dry_run, _benchmarks(per_kernel[PurePosixPath(choice.name)]))
+
+
+__all__ = ["GenerationResult", "Status", "add_kernel", "new_project", "render_project"]

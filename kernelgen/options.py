@@ -1,0 +1,149 @@
+"""Validate the user's answers (package, namespace, op names, arch list) into typed options.
+
+Every check here runs before anything is rendered or written, and every failure is an
+InvalidInput with one line saying what is wrong and what to do instead.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kernelgen.errors import InvalidInput
+
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_ARCH = re.compile(r"\d+\.\d+a?(\+PTX)?")
+
+CPP_KEYWORDS = frozenset(
+    """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
+    char16_t char32_t class compl concept const consteval constexpr constinit const_cast continue
+    co_await co_return co_yield decltype default delete do double dynamic_cast else enum explicit
+    export extern false float for friend goto if inline int long mutable namespace new noexcept
+    not not_eq nullptr operator or or_eq private protected public register reinterpret_cast
+    requires return short signed sizeof static static_assert static_cast struct switch template
+    this thread_local throw true try typedef typeid typename union unsigned using virtual void
+    volatile wchar_t while xor xor_eq""".split()
+)
+
+# Names a generated package would shadow or collide with in C++ (std::, at::, c10::...).
+RESERVED_PACKAGE_NAMES = frozenset(
+    {"torch", "kernelgen", "setuptools", "pytest", "numpy", "scipy", "triton", "tests",
+     "benchmarks", "std", "at", "c10", "caffe2", "cuda", "nvcuda", "cub", "thrust"}
+)
+# Torch's own operator namespaces.
+RESERVED_NAMESPACES = frozenset({"aten", "prim", "prims", "torch", "c10", "quantized", "_"})
+# Attributes of the generated package that an op name must not replace.
+RESERVED_OP_NAMES = frozenset({"ops", "csrc", "torch", "testing"})
+
+
+@dataclass(frozen=True)
+class KernelChoice:
+    """One reference kernel to instantiate: `template` named `name` (files and ops derive from it)."""
+
+    template: str
+    name: str
+
+    @classmethod
+    def parse(cls, spec: str, default_names: dict[str, str]) -> KernelChoice:
+        """Parse `TEMPLATE` or `TEMPLATE=NAME` as given to `--kernel`."""
+        template, _, name = spec.partition("=")
+        template = template.strip()
+        if template not in default_names:
+            known = ", ".join(sorted(default_names))
+            raise InvalidInput(f"unknown kernel template {template!r}; choose from: {known}")
+        return cls(template=template, name=name.strip() or default_names[template])
+
+
+@dataclass(frozen=True)
+class ProjectOptions:
+    """Everything `kernelgen new` needs to know, already validated."""
+
+    package: str
+    namespace: str
+    kernels: tuple[KernelChoice, ...]
+    arch_list: tuple[str, ...] = ("9.0",)
+    distribution: str = field(default="")
+
+    def __post_init__(self) -> None:
+        validate_package_name(self.package)
+        validate_namespace(self.namespace)
+        validate_arch_list(self.arch_list)
+        if not self.kernels:
+            raise InvalidInput("a project needs at least one kernel (--kernel)")
+        for kernel in self.kernels:
+            validate_op_name(kernel.name, what="kernel name")
+        if not self.distribution:
+            object.__setattr__(self, "distribution", self.package.replace("_", "-"))
+
+
+def default_package_name(directory: Path | str) -> str:
+    """The package name `new` proposes for DIR: its base name with '-' and '.' made '_'."""
+    base = Path(directory).resolve().name if str(directory) in ("", ".") else Path(directory).name
+    return base.replace("-", "_").replace(".", "_")
+
+
+def _check_identifier(name: str, what: str, hint: str = "") -> None:
+    suffix = f"; {hint}" if hint else ""
+    if not name:
+        raise InvalidInput(f"{what} must not be empty{suffix}")
+    if "/" in name or "\\" in name or ".." in name:
+        raise InvalidInput(f"{what} {name!r} must not contain path separators or '..'{suffix}")
+    if not _IDENTIFIER.fullmatch(name):
+        raise InvalidInput(
+            f"{what} {name!r} is not a valid identifier (letters, digits and '_', "
+            f"not starting with a digit){suffix}"
+        )
+    if keyword.iskeyword(name):
+        raise InvalidInput(f"{what} {name!r} is a Python keyword{suffix}")
+    if name in CPP_KEYWORDS:
+        raise InvalidInput(f"{what} {name!r} is a C++ keyword{suffix}")
+    if name.startswith("__") and name.endswith("__"):
+        raise InvalidInput(f"{what} {name!r} is a dunder name, reserved by Python{suffix}")
+
+
+def validate_package_name(name: str, hint: str = "pass a valid one with --name") -> None:
+    """A Python package name that is also usable as a C++ namespace."""
+    _check_identifier(name, "package name", hint)
+    if name in RESERVED_PACKAGE_NAMES or name in sys.stdlib_module_names:
+        raise InvalidInput(
+            f"package name {name!r} would shadow an existing module or C++ namespace; {hint}"
+        )
+
+
+def validate_namespace(name: str) -> None:
+    """A torch operator namespace: ops are called as torch.ops.<namespace>.<op>."""
+    _check_identifier(name, "namespace", "pass a valid one with --namespace")
+    if name in RESERVED_NAMESPACES:
+        raise InvalidInput(f"namespace {name!r} belongs to PyTorch; pass another with --namespace")
+
+
+def validate_op_name(name: str, what: str = "op name") -> None:
+    """An operator (or kernel instance) name: a function in Python, C++ and torch.ops."""
+    _check_identifier(name, what, "pass another name, e.g. --kernel TEMPLATE=NAME")
+    if name in RESERVED_OP_NAMES or name.startswith("_"):
+        raise InvalidInput(
+            f"{what} {name!r} is reserved by the generated package (or starts with '_'); "
+            "pass another name"
+        )
+
+
+def validate_arch_list(arch_list: tuple[str, ...]) -> None:
+    """CUDA compute capabilities as TORCH_CUDA_ARCH_LIST spells them: 8.0, 9.0, 9.0a, 8.6+PTX."""
+    if not arch_list:
+        raise InvalidInput("--arch needs at least one compute capability, e.g. --arch 9.0")
+    for arch in arch_list:
+        if not _ARCH.fullmatch(arch):
+            raise InvalidInput(
+                f"--arch {arch!r} is not a compute capability like 8.0, 9.0, 9.0a or 8.6+PTX"
+            )
+
+
+def parse_arch_list(values: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """Accept `--arch 8.0 --arch 9.0` as well as `--arch "8.0;9.0"` or `--arch 8.0,9.0`."""
+    arches: list[str] = []
+    for value in values:
+        arches.extend(a for a in re.split(r"[;, ]+", value) if a)
+    return tuple(dict.fromkeys(arches))

@@ -1,0 +1,81 @@
+"""Name validation: every bad name is a one-line usage error before anything is written."""
+
+import pytest
+
+from kernelgen.errors import InvalidInput
+from kernelgen.options import (
+    KernelChoice,
+    ProjectOptions,
+    default_package_name,
+    parse_arch_list,
+    validate_namespace,
+    validate_op_name,
+    validate_package_name,
+)
+
+
+@pytest.mark.parametrize(
+    ("directory", "package"),
+    [("myops", "myops"), ("my-ops", "my_ops"), ("path/to/my.ops", "my_ops"), ("fast-ops.v2", "fast_ops_v2")],
+)
+def test_default_package_name_from_directory(directory, package):
+    assert default_package_name(directory) == package
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("", "must not be empty"),
+        ("2fast", "not a valid identifier"),
+        ("my ops", "not a valid identifier"),
+        ("ops/x", "path separators"),
+        ("..", "path separators"),
+        ("class", "Python keyword"),
+        ("template", "C++ keyword"),
+        ("__init__", "dunder"),
+        ("torch", "shadow"),
+        ("json", "shadow"),
+        ("std", "shadow"),
+        ("naïve", "not a valid identifier"),
+    ],
+)
+def test_bad_package_names_are_refused(name, message):
+    with pytest.raises(InvalidInput, match=message):
+        validate_package_name(name)
+
+
+@pytest.mark.parametrize("name", ["aten", "prim", "torch", "while", "a-b"])
+def test_bad_namespaces_are_refused(name):
+    with pytest.raises(InvalidInput):
+        validate_namespace(name)
+
+
+@pytest.mark.parametrize("name", ["ops", "csrc", "_private", "delete", "def", "x.y", "__call__"])
+def test_bad_op_names_are_refused(name):
+    with pytest.raises(InvalidInput):
+        validate_op_name(name)
+
+
+def test_good_names_pass():
+    validate_package_name("my_ops2")
+    validate_namespace("my_ops2")
+    validate_op_name("fused_gelu")
+
+
+def test_kernel_choice_parsing():
+    defaults = {"activation": "silu", "vector_add": "vector_add"}
+    assert KernelChoice.parse("activation", defaults) == KernelChoice("activation", "silu")
+    assert KernelChoice.parse("activation=my_gelu", defaults) == KernelChoice("activation", "my_gelu")
+    with pytest.raises(InvalidInput, match="unknown kernel template 'conv'"):
+        KernelChoice.parse("conv", defaults)
+
+
+def test_arch_list_forms():
+    assert parse_arch_list(["8.0;9.0", "9.0a", "8.6+PTX"]) == ("8.0", "9.0", "9.0a", "8.6+PTX")
+    with pytest.raises(InvalidInput, match="compute capability"):
+        ProjectOptions("p", "p", (KernelChoice("vector_add", "vector_add"),), arch_list=("sm_90",))
+
+
+def test_distribution_defaults_to_dashed_package():
+    options = ProjectOptions("my_ops", "my_ops", (KernelChoice("vector_add", "vector_add"),))
+    assert options.distribution == "my-ops"

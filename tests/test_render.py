@@ -1,0 +1,70 @@
+"""Rendering: deterministic output, nothing unrendered, Python that parses."""
+
+import ast
+import re
+from pathlib import PurePosixPath as _path
+
+import pytest
+import yaml
+from conftest import ALL_TEMPLATES, options_for
+
+from kernelgen.generate import render_project
+from kernelgen.manifest import MANIFEST_NAME, Manifest
+
+
+
+def all_kernels_project():
+    files, _ = render_project(options_for(*ALL_TEMPLATES))
+    return files
+
+
+def test_rendering_is_deterministic():
+    assert render_project(options_for(*ALL_TEMPLATES)) == render_project(options_for(*ALL_TEMPLATES))
+
+
+def test_no_template_syntax_survives():
+    for path, content in all_kernels_project().items():
+        text = content.decode()
+        if path.suffix == ".yml":  # GitHub Actions expressions are ${{ ... }}
+            text = re.sub(r"\$\{\{[^}]*\}\}", "", text)
+        assert not re.search(r"\{\{|\{%|\{#", text), f"unrendered template syntax in {path}"
+        assert "__package__" not in str(path)
+
+
+def test_generated_python_parses():
+    python_files = [p for p in all_kernels_project() if p.suffix == ".py"]
+    assert len(python_files) > 10
+    for path in python_files:
+        ast.parse(all_kernels_project()[path], filename=str(path))
+
+
+def test_workflow_is_valid_yaml_with_expected_jobs():
+    workflow = yaml.safe_load(all_kernels_project()[_path(".github/workflows/ci.yml")])
+    assert set(workflow["jobs"]) >= {"build-and-test", "abi3-wheel", "gpu-tests"}
+    steps = [step.get("name", "") for step in workflow["jobs"]["build-and-test"]["steps"]]
+    assert any("Build" in s for s in steps) and any("Test" in s for s in steps)
+
+
+def test_manifest_round_trips():
+    options = options_for("vector_add", "activation")
+    files, _ = render_project(options)
+    manifest = Manifest.from_toml(files[_path(MANIFEST_NAME)].decode(), _path(MANIFEST_NAME))
+    assert manifest.options == options
+    assert set(manifest.owned) == {"myops/__init__.py"}
+
+
+def test_package_name_flows_into_every_layer():
+    files, _ = render_project(options_for("vector_add", package="fastops"))
+    assert b"TORCH_LIBRARY(fastops, m)" in files[_path("fastops/csrc/module.cpp")]
+    assert b"namespace fastops {" in files[_path("fastops/csrc/cuda/vector_add.cu")]
+    assert b"torch.ops.fastops.vector_add.default" in files[_path("fastops/ops/vector_add.py")]
+
+
+@pytest.mark.parametrize("template", ALL_TEMPLATES)
+def test_each_template_renders_its_own_files(template):
+    files, per_kernel = render_project(options_for(template))
+    (kernel_files,) = per_kernel.values()
+    assert any(p.suffix == ".cu" for p in kernel_files)
+    assert any(p.name.startswith("test_") for p in kernel_files)
+    assert any(p.name.startswith("bench_") for p in kernel_files)
+
