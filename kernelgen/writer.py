@@ -94,9 +94,13 @@ def write_new_tree(files: FileSet, destination: Path) -> None:
 
 
 def write_into(planned: list[PlannedFile], root: Path) -> None:
-    """Apply `planned` inside the existing folder `root`; undo everything on any failure."""
+    """Apply `planned` inside the existing folder `root`; undo everything on any failure.
+
+    A file being replaced is first renamed aside, so undoing needs only renames (no free
+    space), and the aside copies are deleted once every write has succeeded.
+    """
     created: list[Path] = []
-    replaced: list[tuple[Path, bytes]] = []
+    set_aside: list[tuple[Path, Path]] = []
     new_dirs: list[Path] = []
     try:
         for item in planned:
@@ -105,18 +109,22 @@ def write_into(planned: list[PlannedFile], root: Path) -> None:
             target = root / item.path
             new_dirs += [p for p in reversed(target.parents) if not p.exists()]
             if item.status is Status.OVERWRITE:
-                replaced.append((target, target.read_bytes()))
+                backup = target.with_name(f".{target.name}.kernelgen-backup")
+                os.replace(target, backup)
+                set_aside.append((target, backup))
             else:
                 created.append(target)
             _write_file(target, item.content)
     except BaseException:
         for path in created:
             path.unlink(missing_ok=True)
-        for path, original in replaced:
-            _write_file(path, original)
+        for path, backup in set_aside:
+            os.replace(backup, path)
         for folder in reversed(new_dirs):
             _remove_if_empty(folder)
         raise
+    for _, backup in set_aside:
+        backup.unlink()
 
 
 def _remove_if_empty(folder: Path) -> None:

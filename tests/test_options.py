@@ -31,7 +31,7 @@ def test_default_package_name_from_directory(directory, package):
         ("ops/x", "path separators"),
         ("..", "path separators"),
         ("class", "Python keyword"),
-        ("template", "C++ keyword"),
+        ("template", r"C\+\+ keyword"),
         ("__init__", "dunder"),
         ("torch", "shadow"),
         ("json", "shadow"),
