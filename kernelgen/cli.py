@@ -177,5 +177,38 @@ def list_command() -> None:
         click.echo(f"{'':<12} ops: {ops}; dtypes: {', '.join(kernel.dtypes)}")
 
 
+@main.command("doctor")
+@click.option(
+    "--project", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+    help="Also check this kernelgen project: its manifest, its built extension, stale build locks.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON (for CI).")
+def doctor_command(project: Path | None, as_json: bool) -> None:
+    """Check whether this machine can build a PyTorch CUDA extension, and say what to fix.
+
+    Exit status: 0 when a CUDA build can proceed, 1 when only a CPU build can, 2 when
+    nothing can.
+
+    \b
+    Examples:
+      kernelgen doctor
+      kernelgen doctor --project . --json
+    """
+    from kernelgen import doctor  # imports subprocess-heavy code only when asked
+
+    checks = doctor.run_checks(doctor.this_machine(), project)
+    code = doctor.exit_code(checks)
+    if as_json:
+        click.echo(doctor.to_json(checks))
+    else:
+        colours = {"ok": "green", "warning": "yellow", "error": "red"}
+        for check in checks:
+            status = click.style(f"{check.status.value:<8}", fg=colours[check.status.value])
+            click.echo(f"{status} {check.name:<22} {check.message}")
+        verdict = {0: "a CUDA build can proceed", 1: "only a CPU build can proceed", 2: "no build can proceed"}
+        click.echo(f"\n{verdict[code]} (exit {code})")
+    sys.exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,334 @@
+"""`kernelgen doctor`: check whether this machine can build a PyTorch CUDA extension.
+
+Each check reports ok / warning / error with one line saying what to do. Errors are tagged
+with what they block: the CUDA build only (the CPU extension can still be built) or every
+build. The exit status follows: 0 when a CUDA build can proceed, 1 when only a CPU build can,
+2 when nothing can.
+
+Torch is inspected in a subprocess, so the CLI itself never imports it. Every check is a
+function of a Machine description, so tests can fake each failure (a wrapper nvcc, a toolkit
+without headers, no ninja, mismatched versions) without touching the real machine.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from kernelgen import cuda_env
+from kernelgen.errors import KernelgenError
+from kernelgen.manifest import read_manifest
+
+
+class Status(str, enum.Enum):
+    OK = "ok"
+    WARNING = "warning"
+    ERROR = "error"
+
+
+class Blocks(str, enum.Enum):
+    """What an error prevents."""
+
+    NOTHING = "nothing"
+    CUDA = "cuda"
+    ALL = "all"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: Status
+    message: str
+    blocks: Blocks = Blocks.NOTHING
+
+
+@dataclass(frozen=True)
+class TorchInfo:
+    """What doctor needs to know about the installed torch (None: not importable)."""
+
+    version: str
+    cuda: str | None
+    gpus: tuple[str, ...] = ()  # compute capabilities of the visible GPUs, e.g. ("9.0",)
+    error: str | None = None
+
+
+@dataclass
+class Machine:
+    """The environment the checks look at; tests build fake ones."""
+
+    env: Mapping[str, str]
+    torch: TorchInfo | None
+    cpu_count: int = 1
+    memory_gb: float | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+_TORCH_PROBE = """
+import json, torch
+gpus = []
+try:
+    for i in range(torch.cuda.device_count()):
+        major, minor = torch.cuda.get_device_capability(i)
+        gpus.append(f"{major}.{minor}")
+except Exception:
+    pass
+print(json.dumps({"version": torch.__version__, "cuda": torch.version.cuda, "gpus": gpus}))
+"""
+
+
+def probe_torch(python: str = sys.executable) -> TorchInfo | None:
+    """Import torch in a subprocess and report its version, CUDA version and visible GPUs."""
+    try:
+        result = subprocess.run([python, "-c", _TORCH_PROBE], capture_output=True, text=True, timeout=300,
+                                check=False)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return TorchInfo(version="", cuda=None, error=str(exc))
+    if result.returncode != 0:
+        if "No module named 'torch'" in result.stderr:
+            return None
+        last = (result.stderr.strip().splitlines() or ["unknown error"])[-1]
+        return TorchInfo(version="", cuda=None, error=last)
+    data = json.loads(result.stdout.strip().splitlines()[-1])
+    return TorchInfo(version=data["version"], cuda=data["cuda"], gpus=tuple(data["gpus"]))
+
+
+def _memory_gb() -> float | None:
+    try:
+        pages, page_size = os.sysconf("SC_PHYS_PAGES"), os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+    return pages * page_size / 2**30
+
+
+def this_machine() -> Machine:
+    return Machine(env=dict(os.environ), torch=probe_torch(), cpu_count=os.cpu_count() or 1, memory_gb=_memory_gb())
+
+
+# ---- The checks -------------------------------------------------------------------------
+
+
+def check_torch(machine: Machine) -> list[Check]:
+    info = machine.torch
+    if info is None:
+        return [Check("torch", Status.ERROR, "torch is not installed: pip install torch", Blocks.ALL)]
+    if info.error:
+        return [Check("torch", Status.ERROR, f"torch fails to import: {info.error}", Blocks.ALL)]
+    if info.cuda is None:
+        return [Check("torch", Status.WARNING,
+                      f"torch {info.version} is a CPU-only build: only the CPU extension will be built; "
+                      "install a CUDA build of torch for GPU kernels", Blocks.CUDA)]
+    return [Check("torch", Status.OK, f"torch {info.version}, built with CUDA {info.cuda}")]
+
+
+def check_cuda_home(machine: Machine) -> tuple[list[Check], Path | None]:
+    home = cuda_env.locate_cuda_home(machine.env)
+    if home.path is None:
+        return [Check("CUDA_HOME", Status.ERROR,
+                      f"no CUDA toolkit found ({home.found_by}); install one (nvcc) or set CUDA_HOME to its root",
+                      Blocks.CUDA)], None
+    checks = []
+    if home.torch_would_fail:
+        checks.append(Check("CUDA_HOME", Status.WARNING,
+                            f"torch alone would use CUDA_HOME={home.torch_guess}, which is not a toolkit "
+                            f"({home.found_by}); export CUDA_HOME={home.path} (kernelgen projects' setup.py "
+                            "does this itself)"))
+    else:
+        checks.append(Check("CUDA_HOME", Status.OK, f"{home.path} (found by {home.found_by})"))
+    libcudart = [home.path / d / "libcudart.so" for d in ("lib64", "lib", "targets/x86_64-linux/lib")]
+    if not any(p.exists() for p in libcudart):
+        checks.append(Check("libcudart", Status.ERROR,
+                            f"no libcudart.so under {home.path}/lib64: linking will fail (-lcudart); "
+                            "install the toolkit's cudart development package", Blocks.CUDA))
+    return checks, home.path
+
+
+def check_nvcc_version(machine: Machine, cuda_home: Path) -> list[Check]:
+    toolkit = cuda_env.nvcc_version(cuda_home)
+    if toolkit is None:
+        return [Check("nvcc", Status.ERROR, f"{cuda_home}/bin/nvcc --version does not run", Blocks.CUDA)]
+    found = f"{toolkit[0]}.{toolkit[1]}"
+    if machine.torch is None or not machine.torch.cuda:
+        return [Check("nvcc", Status.OK, f"nvcc is CUDA {found}")]
+    wanted = tuple(int(p) for p in machine.torch.cuda.split(".")[:2])
+    if toolkit[0] != wanted[0]:
+        return [Check("nvcc", Status.ERROR,
+                      f"nvcc is CUDA {found} but torch was built with CUDA {machine.torch.cuda}; torch refuses a "
+                      f"major mismatch: install a CUDA {wanted[0]}.x toolkit, or a torch built for CUDA {toolkit[0]}",
+                      Blocks.CUDA)]
+    if toolkit[1] != wanted[1]:
+        return [Check("nvcc", Status.WARNING,
+                      f"nvcc is CUDA {found}, torch was built with {machine.torch.cuda}: minor mismatches usually "
+                      "work; match them if you see odd link or runtime errors")]
+    return [Check("nvcc", Status.OK, f"nvcc is CUDA {found}, matching torch")]
+
+
+def check_headers(cuda_home: Path) -> list[Check]:
+    toolkit = [cuda_home / "include"]
+    wheels = cuda_env.pip_cuda_include_dirs()
+    checks = []
+    for header in cuda_env.TORCH_CUDA_HEADERS:
+        if cuda_env.find_header(header, toolkit):
+            continue
+        supplier = cuda_env.find_header(header, wheels)
+        if header == "cuda_runtime.h" and supplier is None:
+            checks.append(Check(header, Status.ERROR, f"{cuda_home}/include has no {header}: not a usable toolkit",
+                                Blocks.CUDA))
+        elif supplier is not None:
+            checks.append(Check(header, Status.OK,
+                                f"not in the toolkit; the pip wheel's {supplier} has it (kernelgen projects add it)"))
+        else:
+            checks.append(Check(header, Status.WARNING,
+                                f"missing from the toolkit and the pip wheels; code that includes "
+                                f"ATen/cuda/CUDAContext.h will not compile: install the toolkit's library headers"))
+    if not checks:
+        checks.append(Check("headers", Status.OK, "the toolkit has every header torch's CUDA headers include"))
+    return checks
+
+
+def check_host_compiler(machine: Machine, cuda_home: Path | None) -> list[Check]:
+    compiler = machine.env.get("CXX") or "c++"
+    path = shutil.which(compiler, path=machine.env.get("PATH"))
+    if path is None:
+        return [Check("host compiler", Status.ERROR,
+                      f"no C++ compiler ({compiler}) on PATH: install g++ (e.g. apt-get install g++)", Blocks.ALL)]
+    checks = [Check("host compiler", Status.OK, path)]
+    if cuda_home is None:
+        return checks
+    with tempfile.TemporaryDirectory() as tmp:
+        source = Path(tmp) / "probe.cu"
+        source.write_text("__global__ void probe() {}\n")
+        try:
+            result = subprocess.run(
+                [str(cuda_home / "bin" / "nvcc"), "-ccbin", path, "-c", str(source), "-o", str(Path(tmp) / "probe.o")],
+                capture_output=True, text=True, timeout=300, env=dict(machine.env), check=False,
+            )
+            ok, detail = result.returncode == 0, (result.stderr.strip().splitlines() or [""])[0]
+        except (OSError, subprocess.SubprocessError) as exc:
+            ok, detail = False, str(exc)
+    if ok:
+        checks.append(Check("nvcc + host compiler", Status.OK, "nvcc compiles a test kernel with it"))
+    else:
+        checks.append(Check("nvcc + host compiler", Status.ERROR,
+                            f"nvcc cannot compile with {path}: {detail}; install a gcc version this CUDA supports "
+                            "and point CXX (or nvcc -ccbin) at it", Blocks.CUDA))
+    return checks
+
+
+def check_ninja(machine: Machine) -> list[Check]:
+    memory = machine.memory_gb
+    # An nvcc job on torch headers can take 2-4 GB; keep one core free for everything else.
+    jobs = max(1, min(machine.cpu_count, int(memory // 3) if memory else machine.cpu_count))
+    advice = f"MAX_JOBS={jobs} suits {machine.cpu_count} cores" + (f" and {memory:.0f} GB" if memory else "")
+    if shutil.which("ninja", path=machine.env.get("PATH")) is None:
+        return [Check("ninja", Status.WARNING, f"ninja not found: builds are serial and slow; pip install ninja. {advice}")]
+    current = machine.env.get("MAX_JOBS")
+    return [Check("ninja", Status.OK, f"ninja found; {advice}" + (f" (MAX_JOBS={current} set)" if current else ""))]
+
+
+def check_gpus(machine: Machine, default_arch: str | None) -> list[Check]:
+    arch_list = machine.env.get("TORCH_CUDA_ARCH_LIST")
+    gpus = machine.torch.gpus if machine.torch else ()
+    if gpus:
+        message = f"{len(gpus)} GPU(s), compute capability {', '.join(sorted(set(gpus)))}"
+        if arch_list:
+            message += f"; TORCH_CUDA_ARCH_LIST={arch_list} overrides them"
+        return [Check("GPUs", Status.OK, message)]
+    if arch_list:
+        return [Check("GPUs", Status.OK, f"none visible; building for TORCH_CUDA_ARCH_LIST={arch_list}")]
+    fallback = (f"kernelgen projects build for their default arch list ({default_arch})" if default_arch
+                else "kernelgen projects build for the arch list chosen at `kernelgen new`")
+    return [Check("GPUs", Status.WARNING,
+                  f"none visible and TORCH_CUDA_ARCH_LIST unset (torch alone fails with an IndexError); {fallback}, "
+                  "or set TORCH_CUDA_ARCH_LIST, e.g. \"9.0\"")]
+
+
+def check_project(machine: Machine, project: Path) -> tuple[list[Check], str | None]:
+    try:
+        manifest = read_manifest(project)
+    except KernelgenError as exc:
+        return [Check("project", Status.ERROR, exc.message, Blocks.NOTHING)], None
+    options = manifest.options
+    checks = [Check("project", Status.OK,
+                    f"{project}: package {options.package}, ops from {len(options.kernels)} kernel(s)")]
+    if list((project / options.package).glob("_C*.so")):
+        result = subprocess.run([sys.executable, "-c", f"import {options.package}"], cwd=project,
+                                capture_output=True, text=True, timeout=300, check=False)
+        if result.returncode == 0:
+            checks.append(Check("built extension", Status.OK, f"{options.package} imports with this torch"))
+        elif "undefined symbol" in result.stderr:
+            checks.append(Check("built extension", Status.ERROR,
+                                "the built extension does not match the installed torch (undefined symbol): "
+                                "rebuild with pip install --no-build-isolation -e .", Blocks.NOTHING))
+        else:
+            last = (result.stderr.strip().splitlines() or [""])[-1]
+            checks.append(Check("built extension", Status.WARNING, f"import {options.package} fails: {last}"))
+    else:
+        checks.append(Check("built extension", Status.OK, "not built yet"))
+    checks += _stale_locks(machine)
+    return checks, ";".join(options.arch_list)
+
+
+def _stale_locks(machine: Machine, max_age_s: float = 600) -> list[Check]:
+    root = Path(machine.env.get("TORCH_EXTENSIONS_DIR") or Path.home() / ".cache" / "torch_extensions")
+    now = time.time()
+    stale = [p for p in root.glob("**/lock") if now - p.stat().st_mtime > max_age_s] if root.is_dir() else []
+    if stale:
+        listed = ", ".join(str(p) for p in stale[:3])
+        return [Check("build locks", Status.WARNING,
+                      f"stale torch extension build lock(s) left by an interrupted build: {listed}; delete them "
+                      "if no build is running")]
+    return []
+
+
+# ---- Running them ------------------------------------------------------------------------
+
+
+def run_checks(machine: Machine, project: Path | None = None) -> list[Check]:
+    checks = check_torch(machine)
+    default_arch = None
+    if project is not None:
+        project_checks, default_arch = check_project(machine, project)
+        checks += project_checks
+    home_checks, cuda_home = check_cuda_home(machine)
+    checks += home_checks
+    if cuda_home is not None:
+        checks += check_nvcc_version(machine, cuda_home)
+        checks += check_headers(cuda_home)
+    checks += check_host_compiler(machine, cuda_home)
+    checks += check_ninja(machine)
+    checks += check_gpus(machine, default_arch)
+    return checks
+
+
+def exit_code(checks: list[Check]) -> int:
+    """0: a CUDA build can proceed; 1: only a CPU build can; 2: nothing can."""
+    blocked = {c.blocks for c in checks if c.status is not Status.OK} | {
+        c.blocks for c in checks if c.status is Status.ERROR
+    }
+    if Blocks.ALL in blocked:
+        return 2
+    if Blocks.CUDA in blocked:
+        return 1
+    return 0
+
+
+def to_json(checks: list[Check]) -> str:
+    code = exit_code(checks)
+    return json.dumps(
+        {
+            "checks": [{**asdict(c), "status": c.status.value, "blocks": c.blocks.value} for c in checks],
+            "cuda_build": code == 0,
+            "cpu_build": code <= 1,
+            "exit_code": code,
+        },
+        indent=2,
+    )

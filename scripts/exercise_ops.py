@@ -1,0 +1,54 @@
+"""Call every op of a generated project once on CUDA at awkward sizes, for compute-sanitizer.
+
+    compute-sanitizer --tool memcheck python scripts/exercise_ops.py PACKAGE
+
+Sizes are small (the sanitizer slows kernels down 10-100x) but hit every code path: vector
+and scalar tails, unaligned inputs, short and long sparse rows, ragged GEMM edges, K = 1.
+Ops a project does not have are skipped.
+"""
+
+import importlib
+import sys
+
+import torch
+
+
+def main() -> None:
+    ops = importlib.import_module(sys.argv[1])
+    cuda = "cuda"
+    if hasattr(ops, "vector_add"):
+        for n in (1, 7, 4097):
+            for dtype in (torch.float32, torch.float16, torch.bfloat16):
+                a, b = torch.randn(n + 1, dtype=dtype, device=cuda), torch.randn(n, dtype=dtype, device=cuda)
+                ops.vector_add(a[:n], b)
+                ops.vector_add(a[1:], b)  # unaligned: scalar path
+    if hasattr(ops, "silu"):
+        for n in (1, 9, 5000):
+            x = torch.randn(n, device=cuda, requires_grad=True)
+            ops.silu(x).sum().backward()
+            ops.silu(torch.randn(n + 1, dtype=torch.bfloat16, device=cuda)[1:])
+    if hasattr(ops, "csr_spmv"):
+        lengths = torch.tensor([0, 3, 2500, 1, 0, 4100, 7, 2048, 2049])
+        cols = 5000
+        crow = torch.zeros(len(lengths) + 1, dtype=torch.int64)
+        crow[1:] = lengths.cumsum(0)
+        col = torch.cat([torch.randperm(cols)[:n] for n in lengths.tolist()])
+        for index_dtype in (torch.int32, torch.int64):
+            a = torch.sparse_csr_tensor(crow.to(index_dtype), col.to(index_dtype), torch.randn(col.numel()),
+                                        size=(len(lengths), cols)).to(cuda)
+            ops.csr_spmv(a, torch.randn(cols, device=cuda))
+            for k in (1, 3, 16, 40):
+                ops.csr_spmm(a, torch.randn(cols, k, device=cuda))
+    if hasattr(ops, "wmma_gemm"):
+        for m, n, k in ((1, 1, 1), (17, 33, 1), (129, 130, 72), (64, 64, 64), (100, 70, 30)):
+            for dtype in (torch.float16, torch.bfloat16):
+                a = torch.randn(m, k, dtype=dtype, device=cuda)
+                b = torch.randn(k, n, dtype=dtype, device=cuda)
+                ops.wmma_gemm(a, b)
+                ops.wmma_gemm(a, b, out_dtype=torch.float32)
+    torch.cuda.synchronize()
+    print("exercised", sys.argv[1])
+
+
+if __name__ == "__main__":
+    main()

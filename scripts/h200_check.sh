@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The GPU verification run, in one call on the device machine (see PERFORMANCE.md):
+# generate a project with every reference kernel, build it for sm_90, run its whole test
+# suite with CUDA, run memcheck and racecheck over every op, and run each benchmark once.
+# Logs go to $OUT (default ./out); the benchmark tables are printed last.
+set -euo pipefail
+export PYTHONUNBUFFERED=1
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+REPO=$PWD
+WORK=$(mktemp -d)
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
+python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" | tee -a "$OUT/gpu.txt"
+
+python3 -m pip install -q --no-deps --no-build-isolation -e "$REPO"
+python3 -m kernelgen new "$WORK/h200ops" --no-input --arch 9.0 \
+    -k vector_add -k activation -k sparse -k wmma > "$OUT/new.log"
+cd "$WORK/h200ops"
+
+start=$(date +%s)
+if ! MAX_JOBS=16 python3 -m pip install --no-deps --no-build-isolation -v -e . > "$OUT/build.log" 2>&1; then
+    grep -E "error|Error" "$OUT/build.log" | head -40
+    exit 1
+fi
+echo "build: $(( $(date +%s) - start )) s"
+python3 -c "import h200ops; assert h200ops._C.built_with_cuda == 1; print('built with CUDA')"
+
+python3 -m pytest -q -ra -p no:cacheprovider > "$OUT/pytest.log" 2>&1 || echo "pytest: FAILED"
+grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" | tail -25
+
+for tool in memcheck racecheck; do
+    compute-sanitizer --tool "$tool" --error-exitcode 99 python3 "$REPO/scripts/exercise_ops.py" h200ops \
+        > "$OUT/sanitizer_$tool.log" 2>&1 && echo "compute-sanitizer $tool: clean" \
+        || { echo "compute-sanitizer $tool: FAILED"; tail -30 "$OUT/sanitizer_$tool.log"; }
+done
+
+for bench in benchmarks/bench_*.py; do
+    python3 "$bench" >> "$OUT/bench.log" 2>&1 || echo "$bench: FAILED"
+done
+cat "$OUT/bench.log"

@@ -1,0 +1,211 @@
+"""kernelgen doctor: each failure a real machine shows, reproduced with a fake environment."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from pathlib import Path
+
+import pytest
+from conftest import options_for
+
+from kernelgen import cuda_env, doctor, new_project
+from kernelgen.doctor import Blocks, Machine, Status, TorchInfo
+
+CUDA_TORCH = TorchInfo(version="2.14.1+cu130", cuda="13.0", gpus=())
+HEADERS = cuda_env.TORCH_CUDA_HEADERS
+
+
+def write_script(path: Path, body: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return path
+
+
+def fake_toolkit(root: Path, version: str = "13.0", headers=HEADERS, libcudart: bool = True) -> Path:
+    """A folder that looks like a CUDA toolkit: an nvcc that answers --version and -dryrun."""
+    write_script(
+        root / "bin" / "nvcc",
+        f'case "$*" in\n'
+        f'  *--version*) echo "Cuda compilation tools, release {version}, V{version}.1" ;;\n'
+        f'  *-dryrun*) echo "#$ _HERE_={root}/bin" >&2 ;;\n'
+        f"esac\nexit 0\n",
+    )
+    (root / "include").mkdir(parents=True, exist_ok=True)
+    for header in headers:
+        (root / "include" / header).write_text("")
+    if libcudart:
+        (root / "lib64").mkdir(exist_ok=True)
+        (root / "lib64" / "libcudart.so").write_text("")
+    return root
+
+
+def tools_dir(tmp_path: Path, *names: str) -> Path:
+    """A bin folder with stand-ins for the named tools (c++, ninja...)."""
+    folder = tmp_path / "tools"
+    for name in names:
+        write_script(folder / name, "exit 0\n")
+    return folder
+
+
+def machine(path_dirs: list[Path], torch: TorchInfo | None = CUDA_TORCH, **env: str) -> Machine:
+    return Machine(env={"PATH": os.pathsep.join(map(str, path_dirs)), **env}, torch=torch, cpu_count=16,
+                   memory_gb=64.0)
+
+
+@pytest.fixture
+def no_pip_wheels(monkeypatch):
+    monkeypatch.setattr(cuda_env, "pip_cuda_include_dirs", lambda: [])
+
+
+def find(checks, name):
+    return next(c for c in checks if c.name == name)
+
+
+def test_healthy_machine_can_build_cuda(tmp_path, no_pip_wheels):
+    toolkit = fake_toolkit(tmp_path / "cuda")
+    checks = doctor.run_checks(machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")]))
+    assert [c for c in checks if c.status is Status.ERROR] == []
+    assert doctor.exit_code(checks) == 0
+
+
+def test_wrapper_nvcc_is_seen_through(tmp_path, no_pip_wheels):
+    toolkit = fake_toolkit(tmp_path / "opt" / "cuda-13.0")
+    wrapper = write_script(tmp_path / "wrappers" / "nvcc", f'exec {toolkit}/bin/nvcc "$@"\n')
+    m = machine([wrapper.parent, tools_dir(tmp_path, "c++", "ninja")])
+    check = find(doctor.run_checks(m), "CUDA_HOME")
+    assert check.status is Status.WARNING
+    assert f"export CUDA_HOME={toolkit}" in check.message
+    # ...and the generated build fixes it by itself:
+    env = dict(m.env)
+    build_env = cuda_env.prepare_build_environment(env)
+    assert env["CUDA_HOME"] == str(toolkit) and build_env.cuda_home == toolkit
+
+
+def test_cuda_home_pointing_nowhere(tmp_path, no_pip_wheels):
+    m = machine([tools_dir(tmp_path, "c++", "ninja")], CUDA_HOME=str(tmp_path / "missing"))
+    checks = doctor.run_checks(m)
+    assert find(checks, "CUDA_HOME").status is Status.ERROR
+    assert doctor.exit_code(checks) == 1
+
+
+def test_toolkit_missing_library_headers(tmp_path, no_pip_wheels):
+    toolkit = fake_toolkit(tmp_path / "cuda", headers=("cuda_runtime.h", "cuda_runtime_api.h"))
+    checks = doctor.run_checks(machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")]))
+    assert find(checks, "cusparse.h").status is Status.WARNING
+    assert doctor.exit_code(checks) == 0  # our kernels' lean includes do not need them
+
+
+def test_missing_headers_found_in_pip_wheels(tmp_path, monkeypatch):
+    wheel_include = tmp_path / "site-packages" / "nvidia" / "cu13" / "include"
+    wheel_include.mkdir(parents=True)
+    (wheel_include / "cusparse.h").write_text("")
+    monkeypatch.setattr(cuda_env, "pip_cuda_include_dirs", lambda: [wheel_include])
+    toolkit = fake_toolkit(tmp_path / "cuda", headers=("cuda_runtime.h",))
+    checks = doctor.run_checks(machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")]))
+    assert find(checks, "cusparse.h").status is Status.OK
+    assert str(wheel_include) in find(checks, "cusparse.h").message
+    build_env = cuda_env.prepare_build_environment({"PATH": str(toolkit / "bin")})
+    assert build_env.include_dirs == [wheel_include]
+
+
+def test_toolkit_without_runtime_headers_blocks_cuda(tmp_path, no_pip_wheels):
+    toolkit = fake_toolkit(tmp_path / "cuda", headers=())
+    (toolkit / "include" / "cuda_runtime.h").unlink(missing_ok=True)
+    checks = doctor.run_checks(machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")],
+                                       CUDA_HOME=str(toolkit)))
+    assert doctor.exit_code(checks) == 1
+
+
+def test_toolkit_without_libcudart(tmp_path, no_pip_wheels):
+    toolkit = fake_toolkit(tmp_path / "cuda", libcudart=False)
+    checks = doctor.run_checks(machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")]))
+    assert find(checks, "libcudart").status is Status.ERROR
+    assert doctor.exit_code(checks) == 1
+
+
+@pytest.mark.parametrize(("nvcc", "torch_cuda", "status", "code"),
+                         [("12.4", "13.0", Status.ERROR, 1), ("13.1", "13.0", Status.WARNING, 0),
+                          ("13.0", "13.0", Status.OK, 0)])
+def test_nvcc_against_torch_cuda_version(tmp_path, no_pip_wheels, nvcc, torch_cuda, status, code):
+    toolkit = fake_toolkit(tmp_path / "cuda", version=nvcc)
+    torch = TorchInfo(version="2.x", cuda=torch_cuda)
+    checks = doctor.run_checks(machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")], torch))
+    assert find(checks, "nvcc").status is status
+    assert doctor.exit_code(checks) == code
+
+
+def test_no_ninja_is_a_warning_with_max_jobs_advice(tmp_path, no_pip_wheels):
+    toolkit = fake_toolkit(tmp_path / "cuda")
+    checks = doctor.run_checks(machine([toolkit / "bin", tools_dir(tmp_path, "c++")]))
+    ninja = find(checks, "ninja")
+    assert ninja.status is Status.WARNING and "pip install ninja" in ninja.message
+    assert "MAX_JOBS=16" in ninja.message
+
+
+def test_nvcc_rejecting_the_host_compiler(tmp_path, no_pip_wheels):
+    toolkit = fake_toolkit(tmp_path / "cuda")
+    write_script(toolkit / "bin" / "nvcc",
+                 (toolkit / "bin" / "nvcc").read_text().replace("exit 0", 'echo "unsupported GNU version" >&2; exit 1'))
+    checks = doctor.run_checks(machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")]))
+    assert find(checks, "nvcc + host compiler").status is Status.ERROR
+    assert doctor.exit_code(checks) == 1
+
+
+def test_no_host_compiler_blocks_everything(tmp_path, no_pip_wheels):
+    checks = doctor.run_checks(machine([tools_dir(tmp_path, "ninja")]))
+    assert find(checks, "host compiler").blocks is Blocks.ALL
+    assert doctor.exit_code(checks) == 2
+
+
+def test_no_torch_blocks_everything(tmp_path, no_pip_wheels):
+    checks = doctor.run_checks(machine([tools_dir(tmp_path, "c++", "ninja")], torch=None))
+    assert doctor.exit_code(checks) == 2
+
+
+def test_cpu_only_torch_allows_only_the_cpu_build(tmp_path, no_pip_wheels):
+    toolkit = fake_toolkit(tmp_path / "cuda")
+    torch = TorchInfo(version="2.14.1+cpu", cuda=None)
+    checks = doctor.run_checks(machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")], torch))
+    assert doctor.exit_code(checks) == 1
+
+
+def test_no_gpu_names_the_projects_arch_list(tmp_path, no_pip_wheels):
+    new_project(options_for("vector_add"), tmp_path / "proj")
+    checks = doctor.run_checks(machine([tools_dir(tmp_path, "c++", "ninja")]), project=tmp_path / "proj")
+    gpus = find(checks, "GPUs")
+    assert gpus.status is Status.WARNING and "IndexError" in gpus.message and "(9.0)" in gpus.message
+    assert find(checks, "project").status is Status.OK
+
+
+def test_visible_gpus_are_listed(tmp_path, no_pip_wheels):
+    torch = TorchInfo(version="2.x", cuda="13.0", gpus=("9.0", "9.0"))
+    checks = doctor.run_checks(machine([tools_dir(tmp_path, "c++", "ninja")], torch))
+    assert "2 GPU(s), compute capability 9.0" in find(checks, "GPUs").message
+
+
+def test_stale_build_lock(tmp_path, no_pip_wheels):
+    lock = tmp_path / "ext" / "py311_cu130" / "myops" / "lock"
+    lock.parent.mkdir(parents=True)
+    lock.write_text("")
+    old = time.time() - 3600
+    os.utime(lock, (old, old))
+    new_project(options_for("vector_add"), tmp_path / "proj")
+    m = machine([tools_dir(tmp_path, "c++", "ninja")], TORCH_EXTENSIONS_DIR=str(tmp_path / "ext"))
+    checks = doctor.run_checks(m, project=tmp_path / "proj")
+    assert str(lock) in find(checks, "build locks").message
+
+
+def test_not_a_project(tmp_path, no_pip_wheels):
+    checks = doctor.run_checks(machine([tools_dir(tmp_path, "c++", "ninja")]), project=tmp_path)
+    assert find(checks, "project").status is Status.ERROR
+
+
+def test_cli_json_on_this_machine(cli):
+    result = cli("doctor", "--json")
+    report = json.loads(result.output)
+    assert result.exit_code == report["exit_code"] in (0, 1, 2)
+    assert {c["name"] for c in report["checks"]} >= {"torch", "host compiler", "ninja", "GPUs"}

@@ -1,0 +1,111 @@
+"""End to end: generate a project with every reference kernel, build it with pip, run its tests.
+
+The project starts with `new` and grows with `add-kernel`, so both paths are exercised. The
+build runs with no CUDA variables set: where nvcc and a CUDA build of torch are present, the
+generated setup.py must find the toolkit itself (through a wrapper nvcc if need be) and
+compile the .cu files for the default arch list; elsewhere it builds the CPU extension.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from kernelgen import cuda_env
+
+torch = pytest.importorskip("torch", reason="torch is needed to build a generated project")
+
+pytestmark = pytest.mark.slow
+
+TEMPLATES_ADDED = ["activation", "sparse", "wmma"]
+
+
+def cuda_build_expected() -> str | None:
+    """None when this machine should build the CUDA kernels, else why not."""
+    if torch.version.cuda is None:
+        return f"torch {torch.__version__} is a CPU-only build"
+    if cuda_env.locate_cuda_home(os.environ).path is None:
+        return "no CUDA toolkit (nvcc) found"
+    return None
+
+
+def run(args: list[str | Path], cwd: Path, env: dict[str, str] | None = None, timeout: int = 1800):
+    result = subprocess.run(
+        [str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    assert result.returncode == 0, f"{args} failed:\n{result.stdout[-6000:]}\n{result.stderr[-6000:]}"
+    return result
+
+
+@pytest.fixture(scope="module")
+def built_project(tmp_path_factory):
+    """A project with all four kernels, pip-installed into a venv that sees this torch."""
+    root = tmp_path_factory.mktemp("e2e")
+    kernelgen = [sys.executable, "-m", "kernelgen"]
+    run([*kernelgen, "new", "e2e-ops", "--no-input", "--kernel", "vector_add"], cwd=root)
+    project = root / "e2e-ops"
+    for template in TEMPLATES_ADDED:
+        run([*kernelgen, "add-kernel", template], cwd=project)
+
+    env_dir = root / "venv"
+    venv.create(env_dir, system_site_packages=True, with_pip=True)
+    python = env_dir / "bin" / "python"
+    build_env = {k: v for k, v in os.environ.items() if k not in ("CUDA_HOME", "CUDA_PATH", "TORCH_CUDA_ARCH_LIST")}
+    build_env["MAX_JOBS"] = str(os.cpu_count() or 2)
+    build = run([python, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-v", "-e", "."], cwd=project,
+                env=build_env, timeout=3600)
+    return project, python, build.stdout + build.stderr
+
+
+def test_build_compiles_cuda_where_it_can(built_project):
+    project, python, log = built_project
+    flag = run([python, "-c", "import e2e_ops; print(e2e_ops._C.built_with_cuda)"], cwd=project.parent)
+    reason = cuda_build_expected()
+    if reason is None:
+        assert flag.stdout.strip() == "1", log[-4000:]
+        assert "TORCH_CUDA_ARCH_LIST=9.0" in log or os.environ.get("TORCH_CUDA_ARCH_LIST")
+    else:
+        assert flag.stdout.strip() == "0"
+        assert "building the CPU-only extension" in log
+
+
+def test_cuda_kernels_are_compiled_for_sm90(built_project):
+    if (reason := cuda_build_expected()) is not None:
+        pytest.skip(reason)
+    project, _, _ = built_project
+    cuobjdump = cuda_env.locate_cuda_home(os.environ).path / "bin" / "cuobjdump"
+    if not cuobjdump.exists():
+        pytest.skip("no cuobjdump in the toolkit")
+    (library,) = (project / "e2e_ops").glob("_C*.so")
+    listing = run([cuobjdump, "--list-elf", library], cwd=project).stdout
+    for kernel in ("vector_add", "silu", "csr", "wmma_gemm"):
+        assert kernel in listing or "sm_90" in listing
+    assert "sm_90" in listing
+
+
+def test_generated_test_suite_passes(built_project):
+    project, python, _ = built_project
+    result = run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider"], cwd=project)
+    summary = result.stdout.strip().splitlines()[-1]
+    assert " passed" in summary and "failed" not in summary, result.stdout[-3000:]
+
+
+def test_generated_benchmark_runs(built_project):
+    project, python, _ = built_project
+    result = run([python, "benchmarks/bench_vector_add.py", "--quick", "--device", "cpu"], cwd=project)
+    assert "speedup" in result.stdout
+
+
+def test_generated_project_builds_cpu_only_when_forced(tmp_path):
+    run([sys.executable, "-m", "kernelgen", "new", "cpuonly", "--no-input"], cwd=tmp_path)
+    env = {**os.environ, "USE_CUDA": "0"}
+    run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=tmp_path / "cpuonly", env=env)
+    flag = run([sys.executable, "-c", "import cpuonly; print(cpuonly._C.built_with_cuda)"], cwd=tmp_path / "cpuonly")
+    assert flag.stdout.strip() == "0"
+    shutil.rmtree(tmp_path / "cpuonly" / "build", ignore_errors=True)
