@@ -11,6 +11,10 @@ The traps it handles, all seen on real machines:
 - a minimal toolkit without cusparse.h / cublas_v2.h, which torch's ATen/cuda headers include,
   while the pip wheels of the CUDA libraries (site-packages/nvidia/...) carry them.
 - no GPU visible at build time, where torch cannot pick an arch list by itself.
+- a C++ compiler that cannot find a shared libstdc++ (a relocated toolchain, $CXX pointing
+  into /opt) and so links a private static copy into the extension. Torch runs on the shared
+  one; the extension's copy has an uninitialised locale, and the first TORCH_CHECK that
+  formats a number segfaults. We link against the libstdc++ this process has loaded instead.
 """
 
 from __future__ import annotations
@@ -149,6 +153,42 @@ def pip_cuda_include_dirs() -> list[Path]:
 def find_header(header: str, folders: list[Path]) -> Path | None:
     """The first folder in `folders` holding `header`."""
     return next((folder for folder in folders if (folder / header).is_file()), None)
+
+
+def links_libstdcxx_statically(compiler: str) -> bool:
+    """True when `compiler` has no shared libstdc++ on its search path, so it would link the
+    static one into a shared library ("-print-file-name" answers a bare name when not found)."""
+    try:
+        answer = subprocess.run(
+            [compiler, "-print-file-name=libstdc++.so"], capture_output=True, text=True, timeout=60, check=False
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return answer == "libstdc++.so"
+
+
+def loaded_libstdcxx() -> Path | None:
+    """The libstdc++.so.6 this process has mapped (after importing torch: the one torch uses)."""
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return None
+    for line in maps.splitlines():
+        path = line.split()[-1] if line.split() else ""
+        if Path(path).name.startswith("libstdc++.so"):
+            return Path(path)
+    return None
+
+
+def libstdcxx_link_args(compiler: str) -> tuple[list[str], str | None]:
+    """Link arguments that keep the extension on the process's shared libstdc++, with a note
+    saying why; nothing when the compiler links it dynamically anyway."""
+    if not links_libstdcxx_statically(compiler):
+        return [], None
+    shared = loaded_libstdcxx()
+    if shared is None:
+        return [], f"{compiler} would link libstdc++ statically and no shared libstdc++ is loaded to use instead"
+    return [str(shared)], f"{compiler} has no shared libstdc++; linking {shared} (the one torch uses)"
 
 
 def prepare_build_environment(env: MutableMapping[str, str] | None = None) -> BuildEnvironment:

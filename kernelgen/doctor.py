@@ -201,6 +201,11 @@ def check_host_compiler(machine: Machine, cuda_home: Path | None) -> list[Check]
         return [Check("host compiler", Status.ERROR,
                       f"no C++ compiler ({compiler}) on PATH: install g++ (e.g. apt-get install g++)", Blocks.ALL)]
     checks = [Check("host compiler", Status.OK, path)]
+    if cuda_env.links_libstdcxx_statically(path):
+        checks.append(Check("C++ runtime", Status.WARNING,
+                            f"{path} finds no shared libstdc++, so extensions would carry a static copy that "
+                            "segfaults when an error message formats a number; kernelgen projects link torch's "
+                            "libstdc++ instead (other builds: add it to the link line, or use the system g++)"))
     if cuda_home is None:
         return checks
     with tempfile.TemporaryDirectory() as tmp:

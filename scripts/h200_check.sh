@@ -25,8 +25,10 @@ if ! MAX_JOBS=16 python3 -m pip install --no-deps --no-build-isolation -v -e . >
 fi
 echo "build: $(( $(date +%s) - start )) s"
 python3 -c "import h200ops; assert h200ops._C.built_with_cuda == 1; print('built with CUDA')"
+grep -E "^h200ops: " "$OUT/build.log" || true
+ldd h200ops/_C*.so | grep -E "stdc\+\+" || echo "no shared libstdc++ in ldd"
 
-python3 -m pytest -q -ra -p no:cacheprovider > "$OUT/pytest.log" 2>&1 || echo "pytest: FAILED"
+python3 -m pytest -q -ra -p no:cacheprovider ${PYTEST_ARGS:-} > "$OUT/pytest.log" 2>&1 || echo "pytest: FAILED"
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" | tail -25
 
 for tool in memcheck racecheck; do

@@ -209,3 +209,19 @@ def test_cli_json_on_this_machine(cli):
     report = json.loads(result.output)
     assert result.exit_code == report["exit_code"] in (0, 1, 2)
     assert {c["name"] for c in report["checks"]} >= {"torch", "host compiler", "ninja", "GPUs"}
+
+
+def test_compiler_without_shared_libstdcxx(tmp_path, no_pip_wheels, monkeypatch):
+    tools = tools_dir(tmp_path, "ninja")
+    write_script(tools / "c++", 'case "$*" in *-print-file-name=libstdc++.so*) echo libstdc++.so ;; esac\nexit 0\n')
+    checks = doctor.run_checks(machine([tools]))
+    assert find(checks, "C++ runtime").status is Status.WARNING
+    monkeypatch.setattr(cuda_env, "loaded_libstdcxx", lambda: Path("/usr/lib/libstdc++.so.6"))
+    args, note = cuda_env.libstdcxx_link_args(str(tools / "c++"))
+    assert args == ["/usr/lib/libstdc++.so.6"] and "no shared libstdc++" in note
+
+
+def test_ordinary_compiler_gets_no_extra_link_args(tmp_path):
+    tools = tools_dir(tmp_path)
+    write_script(tools / "c++", 'echo /usr/lib/gcc/x86_64-linux-gnu/12/libstdc++.so\n')
+    assert cuda_env.libstdcxx_link_args(str(tools / "c++")) == ([], None)
