@@ -31,9 +31,9 @@ def _interactive(no_input: bool) -> bool:
     return not no_input and sys.stdin.isatty()
 
 
-def _tree(paths: list[str]) -> list[str]:
-    """Render relative paths as an indented tree, folders first as they appear."""
-    lines: list[str] = []
+def _tree(paths: list[str]) -> list[tuple[str, str | None]]:
+    """Indented tree lines for relative paths: (text, path) with path None for folders."""
+    lines: list[tuple[str, str | None]] = []
     shown: set[tuple[str, ...]] = set()
     for path in sorted(paths):
         parts = tuple(path.split("/"))
@@ -41,20 +41,24 @@ def _tree(paths: list[str]) -> list[str]:
             folder = parts[: depth + 1]
             if folder not in shown:
                 shown.add(folder)
-                lines.append("  " * depth + folder[-1] + "/")
-        lines.append("  " * (len(parts) - 1) + parts[-1])
+                lines.append(("  " * depth + folder[-1] + "/", None))
+        lines.append(("  " * (len(parts) - 1) + parts[-1], path))
     return lines
 
 
+_STATUS_NOTE = {
+    Status.CREATE: "",
+    Status.IDENTICAL: "  (identical, kept)",
+    Status.OVERWRITE: "  (replaced)",
+}
+
+
 def _report(result: GenerationResult, verb: str) -> None:
-    status_word = {Status.CREATE: "", Status.IDENTICAL: "  (identical)", Status.OVERWRITE: "  (replaced)"}
     prefix = "Would write" if result.dry_run else verb
     click.echo(f"{prefix} {len(result.files)} files in {result.root}:")
-    written = {str(f.path): status_word[f.status] for f in result.files}
-    for line in _tree(list(written)):
-        name = line.strip()
-        suffix = next((s for p, s in written.items() if p.endswith(name) and not name.endswith("/")), "")
-        click.echo(f"  {line}{suffix}")
+    status = {str(f.path): f.status for f in result.files}
+    for text, path in _tree(list(status)):
+        click.echo(f"  {text}{_STATUS_NOTE[status[path]] if path else ''}")
 
 
 def _next_steps(result: GenerationResult, cd: bool) -> None:
@@ -85,22 +89,43 @@ def main() -> None:
 @main.command("new")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option(
-    "--kernel", "-k", "kernels", multiple=True, metavar="TEMPLATE[=NAME]",
+    "--kernel",
+    "-k",
+    "kernels",
+    multiple=True,
+    metavar="TEMPLATE[=NAME]",
     help="Reference kernel to include, optionally renamed; repeatable. Default: vector_add. "
     "See `kernelgen list`.",
 )
-@click.option("--name", "package", help="Python package name. Default: DIRECTORY's name, '-' and '.' as '_'.")
+@click.option(
+    "--name", "package", help="Python package name. Default: DIRECTORY's name, '-' and '.' as '_'."
+)
 @click.option("--namespace", help="torch.ops namespace of the ops. Default: the package name.")
 @click.option(
-    "--arch", "arches", multiple=True, metavar="CC",
+    "--arch",
+    "arches",
+    multiple=True,
+    metavar="CC",
     help=f"CUDA compute capability to build for when no GPU is visible; repeatable. Default: {DEFAULT_ARCH}.",
 )
-@click.option("--no-input", is_flag=True, help="Do not prompt; take defaults for what is not given.")
-@click.option("--dry-run", is_flag=True, help="List the files that would be written; write nothing.")
-@click.option("--force", is_flag=True, help="Write into a non-empty DIRECTORY, replacing files that differ.")
+@click.option(
+    "--no-input", is_flag=True, help="Do not prompt; take defaults for what is not given."
+)
+@click.option(
+    "--dry-run", is_flag=True, help="List the files that would be written; write nothing."
+)
+@click.option(
+    "--force", is_flag=True, help="Write into a non-empty DIRECTORY, replacing files that differ."
+)
 def new_command(
-    directory: Path, kernels: tuple[str, ...], package: str | None, namespace: str | None,
-    arches: tuple[str, ...], no_input: bool, dry_run: bool, force: bool,
+    directory: Path,
+    kernels: tuple[str, ...],
+    package: str | None,
+    namespace: str | None,
+    arches: tuple[str, ...],
+    no_input: bool,
+    dry_run: bool,
+    force: bool,
 ) -> None:
     """Create a new extension project in DIRECTORY.
 
@@ -117,18 +142,28 @@ def new_command(
             package = click.prompt("Python package name", default=proposed)
         else:
             package = proposed
-            validate_package_name(package, hint=f"pass --name (the default comes from {directory.name!r})")
+            validate_package_name(
+                package, hint=f"pass --name (the default comes from {directory.name!r})"
+            )
     if namespace is None:
         namespace = click.prompt("torch.ops namespace", default=package) if interactive else package
     if not kernels and interactive:
         listed = ", ".join(all_kernels())
-        answer = click.prompt(f"Kernels ({listed}; TEMPLATE[=NAME], comma-separated)", default="vector_add")
+        answer = click.prompt(
+            f"Kernels ({listed}; TEMPLATE[=NAME], comma-separated)", default="vector_add"
+        )
         kernels = tuple(k for k in answer.split(",") if k.strip())
     if not arches and interactive:
-        arches = (click.prompt("CUDA archs to build for when no GPU is visible", default=DEFAULT_ARCH),)
-    choices = tuple(KernelChoice.parse(spec, default_names()) for spec in (kernels or ("vector_add",)))
+        arches = (
+            click.prompt("CUDA archs to build for when no GPU is visible", default=DEFAULT_ARCH),
+        )
+    choices = tuple(
+        KernelChoice.parse(spec, default_names()) for spec in (kernels or ("vector_add",))
+    )
     options = ProjectOptions(
-        package=package, namespace=namespace, kernels=choices,
+        package=package,
+        namespace=namespace,
+        kernels=choices,
         arch_list=parse_arch_list(arches or (DEFAULT_ARCH,)),
     )
     result = new_project(options, directory, dry_run=dry_run, force=force)
@@ -138,12 +173,19 @@ def new_command(
 
 @main.command("add-kernel")
 @click.argument("template")
-@click.option("--name", help="Name of the new kernel (its ops derive from it). Default: the template's.")
 @click.option(
-    "--project", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
-    show_default=True, help="The project folder (or any folder inside it).",
+    "--name", help="Name of the new kernel (its ops derive from it). Default: the template's."
 )
-@click.option("--dry-run", is_flag=True, help="List the files that would be written; write nothing.")
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The project folder (or any folder inside it).",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="List the files that would be written; write nothing."
+)
 def add_kernel_command(template: str, name: str | None, project: Path, dry_run: bool) -> None:
     """Add a kernel from TEMPLATE to an existing kernelgen project.
 
@@ -157,7 +199,9 @@ def add_kernel_command(template: str, name: str | None, project: Path, dry_run: 
       kernelgen add-kernel sparse --project path/to/myops --dry-run
     """
     if template not in all_kernels():
-        raise InvalidInput(f"unknown kernel template {template!r}; choose from: {', '.join(all_kernels())}")
+        raise InvalidInput(
+            f"unknown kernel template {template!r}; choose from: {', '.join(all_kernels())}"
+        )
     result = add_kernel(project, template, name, dry_run=dry_run)
     _report(result, "Wrote")
     _next_steps(result, cd=False)
@@ -179,7 +223,9 @@ def list_command() -> None:
 
 @main.command("doctor")
 @click.option(
-    "--project", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+    "--project",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=None,
     help="Also check this kernelgen project: its manifest, its built extension, stale build locks.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON (for CI).")
@@ -205,7 +251,11 @@ def doctor_command(project: Path | None, as_json: bool) -> None:
         for check in checks:
             status = click.style(f"{check.status.value:<8}", fg=colours[check.status.value])
             click.echo(f"{status} {check.name:<22} {check.message}")
-        verdict = {0: "a CUDA build can proceed", 1: "only a CPU build can proceed", 2: "no build can proceed"}
+        verdict = {
+            0: "a CUDA build can proceed",
+            1: "only a CPU build can proceed",
+            2: "no build can proceed",
+        }
         click.echo(f"\n{verdict[code]} (exit {code})")
     sys.exit(code)
 

@@ -90,7 +90,10 @@ def toolkit_behind(nvcc: Path) -> Path | None:
     try:
         probe = subprocess.run(
             [str(nvcc), "-dryrun", "-c", "-x", "cu", os.devnull, "-o", os.devnull],
-            capture_output=True, text=True, timeout=60, check=False,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return None
@@ -118,9 +121,16 @@ def locate_cuda_home(env: Mapping[str, str] | None = None) -> CudaHome:
     if nvcc:
         root = toolkit_behind(Path(nvcc))
         if root is not None:
-            how = "nvcc on PATH" if root == Path(nvcc).parent.parent else f"{nvcc} (a wrapper) runs {root}/bin/nvcc"
+            how = (
+                "nvcc on PATH"
+                if root == Path(nvcc).parent.parent
+                else f"{nvcc} (a wrapper) runs {root}/bin/nvcc"
+            )
             return CudaHome(root, how, guess)
-    for candidate in (Path("/usr/local/cuda"), *sorted(Path("/usr/local").glob("cuda-*"), reverse=True)):
+    for candidate in (
+        Path("/usr/local/cuda"),
+        *sorted(Path("/usr/local").glob("cuda-*"), reverse=True),
+    ):
         if is_toolkit(candidate):
             return CudaHome(candidate, f"{candidate}", guess)
     return CudaHome(None, "no nvcc on PATH and no /usr/local/cuda", guess)
@@ -131,7 +141,10 @@ def nvcc_version(cuda_home: Path) -> tuple[int, int] | None:
     try:
         out = subprocess.run(
             [str(cuda_home / "bin" / "nvcc"), "--version"],
-            capture_output=True, text=True, timeout=60, check=False,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
@@ -160,7 +173,11 @@ def links_libstdcxx_statically(compiler: str) -> bool:
     static one into a shared library ("-print-file-name" answers a bare name when not found)."""
     try:
         answer = subprocess.run(
-            [compiler, "-print-file-name=libstdc++.so"], capture_output=True, text=True, timeout=60, check=False
+            [compiler, "-print-file-name=libstdc++.so"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
         ).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return False
@@ -187,8 +204,13 @@ def libstdcxx_link_args(compiler: str) -> tuple[list[str], str | None]:
         return [], None
     shared = loaded_libstdcxx()
     if shared is None:
-        return [], f"{compiler} would link libstdc++ statically and no shared libstdc++ is loaded to use instead"
-    return [str(shared)], f"{compiler} has no shared libstdc++; linking {shared} (the one torch uses)"
+        return (
+            [],
+            f"{compiler} would link libstdc++ statically and no shared libstdc++ is loaded to use instead",
+        )
+    return [
+        str(shared)
+    ], f"{compiler} has no shared libstdc++; linking {shared} (the one torch uses)"
 
 
 def prepare_build_environment(env: MutableMapping[str, str] | None = None) -> BuildEnvironment:

@@ -88,8 +88,9 @@ print(json.dumps({"version": torch.__version__, "cuda": torch.version.cuda, "gpu
 def probe_torch(python: str = sys.executable) -> TorchInfo | None:
     """Import torch in a subprocess and report its version, CUDA version and visible GPUs."""
     try:
-        result = subprocess.run([python, "-c", _TORCH_PROBE], capture_output=True, text=True, timeout=300,
-                                check=False)
+        result = subprocess.run(
+            [python, "-c", _TORCH_PROBE], capture_output=True, text=True, timeout=300, check=False
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         return TorchInfo(version="", cuda=None, error=str(exc))
     if result.returncode != 0:
@@ -110,7 +111,12 @@ def _memory_gb() -> float | None:
 
 
 def this_machine() -> Machine:
-    return Machine(env=dict(os.environ), torch=probe_torch(), cpu_count=os.cpu_count() or 1, memory_gb=_memory_gb())
+    return Machine(
+        env=dict(os.environ),
+        torch=probe_torch(),
+        cpu_count=os.cpu_count() or 1,
+        memory_gb=_memory_gb(),
+    )
 
 
 # ---- The checks -------------------------------------------------------------------------
@@ -119,55 +125,93 @@ def this_machine() -> Machine:
 def check_torch(machine: Machine) -> list[Check]:
     info = machine.torch
     if info is None:
-        return [Check("torch", Status.ERROR, "torch is not installed: pip install torch", Blocks.ALL)]
+        return [
+            Check("torch", Status.ERROR, "torch is not installed: pip install torch", Blocks.ALL)
+        ]
     if info.error:
         return [Check("torch", Status.ERROR, f"torch fails to import: {info.error}", Blocks.ALL)]
     if info.cuda is None:
-        return [Check("torch", Status.WARNING,
-                      f"torch {info.version} is a CPU-only build: only the CPU extension will be built; "
-                      "install a CUDA build of torch for GPU kernels", Blocks.CUDA)]
+        return [
+            Check(
+                "torch",
+                Status.WARNING,
+                f"torch {info.version} is a CPU-only build: only the CPU extension will be built; "
+                "install a CUDA build of torch for GPU kernels",
+                Blocks.CUDA,
+            )
+        ]
     return [Check("torch", Status.OK, f"torch {info.version}, built with CUDA {info.cuda}")]
 
 
 def check_cuda_home(machine: Machine) -> tuple[list[Check], Path | None]:
     home = cuda_env.locate_cuda_home(machine.env)
     if home.path is None:
-        return [Check("CUDA_HOME", Status.ERROR,
-                      f"no CUDA toolkit found ({home.found_by}); install one (nvcc) or set CUDA_HOME to its root",
-                      Blocks.CUDA)], None
+        return [
+            Check(
+                "CUDA_HOME",
+                Status.ERROR,
+                f"no CUDA toolkit found ({home.found_by}); install one (nvcc) or set CUDA_HOME to its root",
+                Blocks.CUDA,
+            )
+        ], None
     checks = []
     if home.torch_would_fail:
-        checks.append(Check("CUDA_HOME", Status.WARNING,
-                            f"torch alone would use CUDA_HOME={home.torch_guess}, which is not a toolkit "
-                            f"({home.found_by}); export CUDA_HOME={home.path} (kernelgen projects' setup.py "
-                            "does this itself)"))
+        checks.append(
+            Check(
+                "CUDA_HOME",
+                Status.WARNING,
+                f"torch alone would use CUDA_HOME={home.torch_guess}, which is not a toolkit "
+                f"({home.found_by}); export CUDA_HOME={home.path} (kernelgen projects' setup.py "
+                "does this itself)",
+            )
+        )
     else:
         checks.append(Check("CUDA_HOME", Status.OK, f"{home.path} (found by {home.found_by})"))
-    libcudart = [home.path / d / "libcudart.so" for d in ("lib64", "lib", "targets/x86_64-linux/lib")]
+    libcudart = [
+        home.path / d / "libcudart.so" for d in ("lib64", "lib", "targets/x86_64-linux/lib")
+    ]
     if not any(p.exists() for p in libcudart):
-        checks.append(Check("libcudart", Status.ERROR,
-                            f"no libcudart.so under {home.path}/lib64: linking will fail (-lcudart); "
-                            "install the toolkit's cudart development package", Blocks.CUDA))
+        checks.append(
+            Check(
+                "libcudart",
+                Status.ERROR,
+                f"no libcudart.so under {home.path}/lib64: linking will fail (-lcudart); "
+                "install the toolkit's cudart development package",
+                Blocks.CUDA,
+            )
+        )
     return checks, home.path
 
 
 def check_nvcc_version(machine: Machine, cuda_home: Path) -> list[Check]:
     toolkit = cuda_env.nvcc_version(cuda_home)
     if toolkit is None:
-        return [Check("nvcc", Status.ERROR, f"{cuda_home}/bin/nvcc --version does not run", Blocks.CUDA)]
+        return [
+            Check("nvcc", Status.ERROR, f"{cuda_home}/bin/nvcc --version does not run", Blocks.CUDA)
+        ]
     found = f"{toolkit[0]}.{toolkit[1]}"
     if machine.torch is None or not machine.torch.cuda:
         return [Check("nvcc", Status.OK, f"nvcc is CUDA {found}")]
     wanted = tuple(int(p) for p in machine.torch.cuda.split(".")[:2])
     if toolkit[0] != wanted[0]:
-        return [Check("nvcc", Status.ERROR,
-                      f"nvcc is CUDA {found} but torch was built with CUDA {machine.torch.cuda}; torch refuses a "
-                      f"major mismatch: install a CUDA {wanted[0]}.x toolkit, or a torch built for CUDA {toolkit[0]}",
-                      Blocks.CUDA)]
+        return [
+            Check(
+                "nvcc",
+                Status.ERROR,
+                f"nvcc is CUDA {found} but torch was built with CUDA {machine.torch.cuda}; torch refuses a "
+                f"major mismatch: install a CUDA {wanted[0]}.x toolkit, or a torch built for CUDA {toolkit[0]}",
+                Blocks.CUDA,
+            )
+        ]
     if toolkit[1] != wanted[1]:
-        return [Check("nvcc", Status.WARNING,
-                      f"nvcc is CUDA {found}, torch was built with {machine.torch.cuda}: minor mismatches usually "
-                      "work; match them if you see odd link or runtime errors")]
+        return [
+            Check(
+                "nvcc",
+                Status.WARNING,
+                f"nvcc is CUDA {found}, torch was built with {machine.torch.cuda}: minor mismatches usually "
+                "work; match them if you see odd link or runtime errors",
+            )
+        ]
     return [Check("nvcc", Status.OK, f"nvcc is CUDA {found}, matching torch")]
 
 
@@ -180,17 +224,35 @@ def check_headers(cuda_home: Path) -> list[Check]:
             continue
         supplier = cuda_env.find_header(header, wheels)
         if header == "cuda_runtime.h" and supplier is None:
-            checks.append(Check(header, Status.ERROR, f"{cuda_home}/include has no {header}: not a usable toolkit",
-                                Blocks.CUDA))
+            checks.append(
+                Check(
+                    header,
+                    Status.ERROR,
+                    f"{cuda_home}/include has no {header}: not a usable toolkit",
+                    Blocks.CUDA,
+                )
+            )
         elif supplier is not None:
-            checks.append(Check(header, Status.OK,
-                                f"not in the toolkit; the pip wheel's {supplier} has it (kernelgen projects add it)"))
+            checks.append(
+                Check(
+                    header,
+                    Status.OK,
+                    f"not in the toolkit; the pip wheel's {supplier} has it (kernelgen projects add it)",
+                )
+            )
         else:
-            checks.append(Check(header, Status.WARNING,
-                                f"missing from the toolkit and the pip wheels; code that includes "
-                                f"ATen/cuda/CUDAContext.h will not compile: install the toolkit's library headers"))
+            checks.append(
+                Check(
+                    header,
+                    Status.WARNING,
+                    "missing from the toolkit and the pip wheels; code that includes "
+                    "ATen/cuda/CUDAContext.h will not compile: install the toolkit's library headers",
+                )
+            )
     if not checks:
-        checks.append(Check("headers", Status.OK, "the toolkit has every header torch's CUDA headers include"))
+        checks.append(
+            Check("headers", Status.OK, "the toolkit has every header torch's CUDA headers include")
+        )
     return checks
 
 
@@ -198,14 +260,25 @@ def check_host_compiler(machine: Machine, cuda_home: Path | None) -> list[Check]
     compiler = machine.env.get("CXX") or "c++"
     path = shutil.which(compiler, path=machine.env.get("PATH"))
     if path is None:
-        return [Check("host compiler", Status.ERROR,
-                      f"no C++ compiler ({compiler}) on PATH: install g++ (e.g. apt-get install g++)", Blocks.ALL)]
+        return [
+            Check(
+                "host compiler",
+                Status.ERROR,
+                f"no C++ compiler ({compiler}) on PATH: install g++ (e.g. apt-get install g++)",
+                Blocks.ALL,
+            )
+        ]
     checks = [Check("host compiler", Status.OK, path)]
     if cuda_env.links_libstdcxx_statically(path):
-        checks.append(Check("C++ runtime", Status.WARNING,
-                            f"{path} finds no shared libstdc++, so extensions would carry a static copy that "
-                            "segfaults when an error message formats a number; kernelgen projects link torch's "
-                            "libstdc++ instead (other builds: add it to the link line, or use the system g++)"))
+        checks.append(
+            Check(
+                "C++ runtime",
+                Status.WARNING,
+                f"{path} finds no shared libstdc++, so extensions would carry a static copy that "
+                "segfaults when an error message formats a number; kernelgen projects link torch's "
+                "libstdc++ instead (other builds: add it to the link line, or use the system g++)",
+            )
+        )
     if cuda_home is None:
         return checks
     with tempfile.TemporaryDirectory() as tmp:
@@ -213,18 +286,38 @@ def check_host_compiler(machine: Machine, cuda_home: Path | None) -> list[Check]
         source.write_text("__global__ void probe() {}\n")
         try:
             result = subprocess.run(
-                [str(cuda_home / "bin" / "nvcc"), "-ccbin", path, "-c", str(source), "-o", str(Path(tmp) / "probe.o")],
-                capture_output=True, text=True, timeout=300, env=dict(machine.env), check=False,
+                [
+                    str(cuda_home / "bin" / "nvcc"),
+                    "-ccbin",
+                    path,
+                    "-c",
+                    str(source),
+                    "-o",
+                    str(Path(tmp) / "probe.o"),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                env=dict(machine.env),
+                check=False,
             )
             ok, detail = result.returncode == 0, (result.stderr.strip().splitlines() or [""])[0]
         except (OSError, subprocess.SubprocessError) as exc:
             ok, detail = False, str(exc)
     if ok:
-        checks.append(Check("nvcc + host compiler", Status.OK, "nvcc compiles a test kernel with it"))
+        checks.append(
+            Check("nvcc + host compiler", Status.OK, "nvcc compiles a test kernel with it")
+        )
     else:
-        checks.append(Check("nvcc + host compiler", Status.ERROR,
-                            f"nvcc cannot compile with {path}: {detail}; install a gcc version this CUDA supports "
-                            "and point CXX (or nvcc -ccbin) at it", Blocks.CUDA))
+        checks.append(
+            Check(
+                "nvcc + host compiler",
+                Status.ERROR,
+                f"nvcc cannot compile with {path}: {detail}; install a gcc version this CUDA supports "
+                "and point CXX (or nvcc -ccbin) at it",
+                Blocks.CUDA,
+            )
+        )
     return checks
 
 
@@ -232,11 +325,25 @@ def check_ninja(machine: Machine) -> list[Check]:
     memory = machine.memory_gb
     # An nvcc job on torch headers can take 2-4 GB; keep one core free for everything else.
     jobs = max(1, min(machine.cpu_count, int(memory // 3) if memory else machine.cpu_count))
-    advice = f"MAX_JOBS={jobs} suits {machine.cpu_count} cores" + (f" and {memory:.0f} GB" if memory else "")
+    advice = f"MAX_JOBS={jobs} suits {machine.cpu_count} cores" + (
+        f" and {memory:.0f} GB" if memory else ""
+    )
     if shutil.which("ninja", path=machine.env.get("PATH")) is None:
-        return [Check("ninja", Status.WARNING, f"ninja not found: builds are serial and slow; pip install ninja. {advice}")]
+        return [
+            Check(
+                "ninja",
+                Status.WARNING,
+                f"ninja not found: builds are serial and slow; pip install ninja. {advice}",
+            )
+        ]
     current = machine.env.get("MAX_JOBS")
-    return [Check("ninja", Status.OK, f"ninja found; {advice}" + (f" (MAX_JOBS={current} set)" if current else ""))]
+    return [
+        Check(
+            "ninja",
+            Status.OK,
+            f"ninja found; {advice}" + (f" (MAX_JOBS={current} set)" if current else ""),
+        )
+    ]
 
 
 def check_gpus(machine: Machine, default_arch: str | None) -> list[Check]:
@@ -248,12 +355,22 @@ def check_gpus(machine: Machine, default_arch: str | None) -> list[Check]:
             message += f"; TORCH_CUDA_ARCH_LIST={arch_list} overrides them"
         return [Check("GPUs", Status.OK, message)]
     if arch_list:
-        return [Check("GPUs", Status.OK, f"none visible; building for TORCH_CUDA_ARCH_LIST={arch_list}")]
-    fallback = (f"kernelgen projects build for their default arch list ({default_arch})" if default_arch
-                else "kernelgen projects build for the arch list chosen at `kernelgen new`")
-    return [Check("GPUs", Status.WARNING,
-                  f"none visible and TORCH_CUDA_ARCH_LIST unset (torch alone fails with an IndexError); {fallback}, "
-                  "or set TORCH_CUDA_ARCH_LIST, e.g. \"9.0\"")]
+        return [
+            Check("GPUs", Status.OK, f"none visible; building for TORCH_CUDA_ARCH_LIST={arch_list}")
+        ]
+    fallback = (
+        f"kernelgen projects build for their default arch list ({default_arch})"
+        if default_arch
+        else "kernelgen projects build for the arch list chosen at `kernelgen new`"
+    )
+    return [
+        Check(
+            "GPUs",
+            Status.WARNING,
+            f"none visible and TORCH_CUDA_ARCH_LIST unset (torch alone fails with an IndexError); {fallback}, "
+            'or set TORCH_CUDA_ARCH_LIST, e.g. "9.0"',
+        )
+    ]
 
 
 def check_project(machine: Machine, project: Path) -> tuple[list[Check], str | None]:
@@ -262,20 +379,41 @@ def check_project(machine: Machine, project: Path) -> tuple[list[Check], str | N
     except KernelgenError as exc:
         return [Check("project", Status.ERROR, exc.message, Blocks.NOTHING)], None
     options = manifest.options
-    checks = [Check("project", Status.OK,
-                    f"{project}: package {options.package}, ops from {len(options.kernels)} kernel(s)")]
+    checks = [
+        Check(
+            "project",
+            Status.OK,
+            f"{project}: package {options.package}, ops from {len(options.kernels)} kernel(s)",
+        )
+    ]
     if list((project / options.package).glob("_C*.so")):
-        result = subprocess.run([sys.executable, "-c", f"import {options.package}"], cwd=project,
-                                capture_output=True, text=True, timeout=300, check=False)
+        result = subprocess.run(
+            [sys.executable, "-c", f"import {options.package}"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         if result.returncode == 0:
-            checks.append(Check("built extension", Status.OK, f"{options.package} imports with this torch"))
+            checks.append(
+                Check("built extension", Status.OK, f"{options.package} imports with this torch")
+            )
         elif "undefined symbol" in result.stderr:
-            checks.append(Check("built extension", Status.ERROR,
-                                "the built extension does not match the installed torch (undefined symbol): "
-                                "rebuild with pip install --no-build-isolation -e .", Blocks.NOTHING))
+            checks.append(
+                Check(
+                    "built extension",
+                    Status.ERROR,
+                    "the built extension does not match the installed torch (undefined symbol): "
+                    "rebuild with pip install --no-build-isolation -e .",
+                    Blocks.NOTHING,
+                )
+            )
         else:
             last = (result.stderr.strip().splitlines() or [""])[-1]
-            checks.append(Check("built extension", Status.WARNING, f"import {options.package} fails: {last}"))
+            checks.append(
+                Check("built extension", Status.WARNING, f"import {options.package} fails: {last}")
+            )
     else:
         checks.append(Check("built extension", Status.OK, "not built yet"))
     checks += _stale_locks(machine)
@@ -283,14 +421,25 @@ def check_project(machine: Machine, project: Path) -> tuple[list[Check], str | N
 
 
 def _stale_locks(machine: Machine, max_age_s: float = 600) -> list[Check]:
-    root = Path(machine.env.get("TORCH_EXTENSIONS_DIR") or Path.home() / ".cache" / "torch_extensions")
+    root = Path(
+        machine.env.get("TORCH_EXTENSIONS_DIR") or Path.home() / ".cache" / "torch_extensions"
+    )
     now = time.time()
-    stale = [p for p in root.glob("**/lock") if now - p.stat().st_mtime > max_age_s] if root.is_dir() else []
+    stale = (
+        [p for p in root.glob("**/lock") if now - p.stat().st_mtime > max_age_s]
+        if root.is_dir()
+        else []
+    )
     if stale:
         listed = ", ".join(str(p) for p in stale[:3])
-        return [Check("build locks", Status.WARNING,
-                      f"stale torch extension build lock(s) left by an interrupted build: {listed}; delete them "
-                      "if no build is running")]
+        return [
+            Check(
+                "build locks",
+                Status.WARNING,
+                f"stale torch extension build lock(s) left by an interrupted build: {listed}; delete them "
+                "if no build is running",
+            )
+        ]
     return []
 
 
@@ -330,7 +479,9 @@ def to_json(checks: list[Check]) -> str:
     code = exit_code(checks)
     return json.dumps(
         {
-            "checks": [{**asdict(c), "status": c.status.value, "blocks": c.blocks.value} for c in checks],
+            "checks": [
+                {**asdict(c), "status": c.status.value, "blocks": c.blocks.value} for c in checks
+            ],
             "cuda_build": code == 0,
             "cpu_build": code <= 1,
             "exit_code": code,

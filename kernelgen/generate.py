@@ -57,8 +57,12 @@ def _context(options: ProjectOptions) -> dict[str, Any]:
     for choice in options.kernels:
         template = find_kernel(choice.template)
         kernels.append(
-            {"template": choice.template, "name": choice.name, "ops": template.ops_for(choice.name),
-             "description": template.description}
+            {
+                "template": choice.template,
+                "name": choice.name,
+                "ops": template.ops_for(choice.name),
+                "description": template.description,
+            }
         )
     return {
         "kernelgen_version": __version__,
@@ -107,7 +111,9 @@ def render_project(options: ProjectOptions) -> tuple[FileSet, dict[PurePosixPath
 
 
 def _benchmarks(files: FileSet) -> list[str]:
-    return sorted(str(p) for p in files if p.parts[0] == "benchmarks" and p.name.startswith("bench_"))
+    return sorted(
+        str(p) for p in files if p.parts[0] == "benchmarks" and p.name.startswith("bench_")
+    )
 
 
 def new_project(
@@ -167,7 +173,9 @@ def add_kernel(
     planned = plan(wanted, root, may_overwrite=owned)
     if not dry_run:
         write_into(planned, root)
-    return GenerationResult(root, planned, dry_run, _benchmarks(per_kernel[PurePosixPath(choice.name)]))
+    return GenerationResult(
+        root, planned, dry_run, _benchmarks(per_kernel[PurePosixPath(choice.name)])
+    )
 
 
 __all__ = ["GenerationResult", "Status", "add_kernel", "new_project", "render_project"]

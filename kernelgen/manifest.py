@@ -54,8 +54,17 @@ class Manifest:
             f"arch_list = [{', '.join(q(a) for a in o.arch_list)}]",
         ]
         for kernel in o.kernels:
-            lines += ["", "[[kernels]]", f"template = {q(kernel.template)}", f"name = {q(kernel.name)}"]
-        lines += ["", "# Files kernelgen regenerates; add-kernel refuses to run if one was edited.", "[owned]"]
+            lines += [
+                "",
+                "[[kernels]]",
+                f"template = {q(kernel.template)}",
+                f"name = {q(kernel.name)}",
+            ]
+        lines += [
+            "",
+            "# Files kernelgen regenerates; add-kernel refuses to run if one was edited.",
+            "[owned]",
+        ]
         lines += [f"{q(path)} = {q(digest)}" for path, digest in sorted(self.owned.items())]
         return "\n".join(lines) + "\n"
 

@@ -30,8 +30,25 @@ CPP_KEYWORDS = frozenset(
 
 # Names a generated package would shadow or collide with in C++ (std::, at::, c10::...).
 RESERVED_PACKAGE_NAMES = frozenset(
-    {"torch", "kernelgen", "setuptools", "pytest", "numpy", "scipy", "triton", "tests",
-     "benchmarks", "std", "at", "c10", "caffe2", "cuda", "nvcuda", "cub", "thrust"}
+    {
+        "torch",
+        "kernelgen",
+        "setuptools",
+        "pytest",
+        "numpy",
+        "scipy",
+        "triton",
+        "tests",
+        "benchmarks",
+        "std",
+        "at",
+        "c10",
+        "caffe2",
+        "cuda",
+        "nvcuda",
+        "cub",
+        "thrust",
+    }
 )
 # Torch's own operator namespaces.
 RESERVED_NAMESPACES = frozenset({"aten", "prim", "prims", "torch", "c10", "quantized", "_"})

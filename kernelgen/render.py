@@ -36,7 +36,9 @@ def make_environment(root: Path) -> jinja2.Environment:
     )
 
 
-def _render_path(env: jinja2.Environment, relative: PurePosixPath, context: Mapping[str, Any]) -> PurePosixPath:
+def _render_path(
+    env: jinja2.Environment, relative: PurePosixPath, context: Mapping[str, Any]
+) -> PurePosixPath:
     rendered = env.from_string(str(relative)).render(context)
     if rendered.endswith(TEMPLATE_SUFFIX):
         rendered = rendered[: -len(TEMPLATE_SUFFIX)]
@@ -71,5 +73,7 @@ def render_tree(
             else:
                 output[target] = (root / relative).read_bytes()
         except jinja2.TemplateError as exc:
-            raise KernelgenError(f"template {root.name}/{relative} failed to render: {exc}") from exc
+            raise KernelgenError(
+                f"template {root.name}/{relative} failed to render: {exc}"
+            ) from exc
     return output

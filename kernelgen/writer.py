@@ -36,7 +36,9 @@ class PlannedFile:
     status: Status
 
 
-def plan(files: FileSet, root: Path, may_overwrite: Collection[PurePosixPath] = ()) -> list[PlannedFile]:
+def plan(
+    files: FileSet, root: Path, may_overwrite: Collection[PurePosixPath] = ()
+) -> list[PlannedFile]:
     """Decide each file's status; refuse, before any write, if one would clobber a user's file."""
     planned: list[PlannedFile] = []
     conflicts: list[str] = []
@@ -80,7 +82,9 @@ def write_new_tree(files: FileSet, destination: Path) -> None:
     destination = destination.absolute()
     created_parents = [p for p in reversed(destination.parents) if not p.exists()]
     destination.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(dir=destination.parent, prefix=f".{destination.name}.kernelgen-"))
+    staging = Path(
+        tempfile.mkdtemp(dir=destination.parent, prefix=f".{destination.name}.kernelgen-")
+    )
     try:
         for path, content in sorted(files.items()):
             _write_file(staging / path, content)

@@ -19,7 +19,10 @@ def main() -> None:
     if hasattr(ops, "vector_add"):
         for n in (1, 7, 4097):
             for dtype in (torch.float32, torch.float16, torch.bfloat16):
-                a, b = torch.randn(n + 1, dtype=dtype, device=cuda), torch.randn(n, dtype=dtype, device=cuda)
+                a, b = (
+                    torch.randn(n + 1, dtype=dtype, device=cuda),
+                    torch.randn(n, dtype=dtype, device=cuda),
+                )
                 ops.vector_add(a[:n], b)
                 ops.vector_add(a[1:], b)  # unaligned: scalar path
     if hasattr(ops, "silu"):
@@ -34,8 +37,12 @@ def main() -> None:
         crow[1:] = lengths.cumsum(0)
         col = torch.cat([torch.randperm(cols)[:n] for n in lengths.tolist()])
         for index_dtype in (torch.int32, torch.int64):
-            a = torch.sparse_csr_tensor(crow.to(index_dtype), col.to(index_dtype), torch.randn(col.numel()),
-                                        size=(len(lengths), cols)).to(cuda)
+            a = torch.sparse_csr_tensor(
+                crow.to(index_dtype),
+                col.to(index_dtype),
+                torch.randn(col.numel()),
+                size=(len(lengths), cols),
+            ).to(cuda)
             ops.csr_spmv(a, torch.randn(cols, device=cuda))
             for k in (1, 3, 16, 40):
                 ops.csr_spmm(a, torch.randn(cols, k, device=cuda))

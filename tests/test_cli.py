@@ -1,11 +1,11 @@
 """The CLI as a user meets it: through Click's CliRunner, in a temporary folder."""
 
-from kernelgen.catalog import tomllib
 from pathlib import Path
 
 import pytest
 
 from kernelgen import __version__
+from kernelgen.catalog import tomllib
 
 
 def test_version(cli):
@@ -41,8 +41,22 @@ def test_new_with_defaults(cli, tmp_path):
 
 
 def test_new_with_renamed_kernels_and_namespace(cli, tmp_path):
-    result = cli("new", "proj", "--name", "fastops", "--namespace", "fast",
-                 "--kernel", "vector_add", "--kernel", "activation=my_gelu", "--arch", "8.0", "--arch", "9.0")
+    result = cli(
+        "new",
+        "proj",
+        "--name",
+        "fastops",
+        "--namespace",
+        "fast",
+        "--kernel",
+        "vector_add",
+        "--kernel",
+        "activation=my_gelu",
+        "--arch",
+        "8.0",
+        "--arch",
+        "9.0",
+    )
     assert result.exit_code == 0, result.output
     init = (tmp_path / "proj" / "fastops" / "__init__.py").read_text()
     assert "from .ops.my_gelu import my_gelu, my_gelu_backward" in init
@@ -120,9 +134,16 @@ def test_new_into_an_empty_existing_folder(cli, tmp_path):
 
 def test_generation_is_byte_identical_for_the_same_answers(cli, tmp_path):
     for folder in ("a", "b"):
-        assert cli("new", folder, "--name", "ops1", "-k", "vector_add", "-k", "activation").exit_code == 0
-    files_a = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
-    files_b = sorted(p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob("*") if p.is_file())
+        assert (
+            cli("new", folder, "--name", "ops1", "-k", "vector_add", "-k", "activation").exit_code
+            == 0
+        )
+    files_a = sorted(
+        p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file()
+    )
+    files_b = sorted(
+        p.relative_to(tmp_path / "b") for p in (tmp_path / "b").rglob("*") if p.is_file()
+    )
     assert files_a == files_b
     for relative in files_a:
         assert (tmp_path / "a" / relative).read_bytes() == (tmp_path / "b" / relative).read_bytes()

@@ -25,7 +25,9 @@ def write_script(path: Path, body: str) -> Path:
     return path
 
 
-def fake_toolkit(root: Path, version: str = "13.0", headers=HEADERS, libcudart: bool = True) -> Path:
+def fake_toolkit(
+    root: Path, version: str = "13.0", headers=HEADERS, libcudart: bool = True
+) -> Path:
     """A folder that looks like a CUDA toolkit: an nvcc that answers --version and -dryrun."""
     write_script(
         root / "bin" / "nvcc",
@@ -52,8 +54,12 @@ def tools_dir(tmp_path: Path, *names: str) -> Path:
 
 
 def machine(path_dirs: list[Path], torch: TorchInfo | None = CUDA_TORCH, **env: str) -> Machine:
-    return Machine(env={"PATH": os.pathsep.join(map(str, path_dirs)), **env}, torch=torch, cpu_count=16,
-                   memory_gb=64.0)
+    return Machine(
+        env={"PATH": os.pathsep.join(map(str, path_dirs)), **env},
+        torch=torch,
+        cpu_count=16,
+        memory_gb=64.0,
+    )
 
 
 @pytest.fixture
@@ -115,8 +121,9 @@ def test_missing_headers_found_in_pip_wheels(tmp_path, monkeypatch):
 def test_toolkit_without_runtime_headers_blocks_cuda(tmp_path, no_pip_wheels):
     toolkit = fake_toolkit(tmp_path / "cuda", headers=())
     (toolkit / "include" / "cuda_runtime.h").unlink(missing_ok=True)
-    checks = doctor.run_checks(machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")],
-                                       CUDA_HOME=str(toolkit)))
+    checks = doctor.run_checks(
+        machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")], CUDA_HOME=str(toolkit))
+    )
     assert doctor.exit_code(checks) == 1
 
 
@@ -127,13 +134,20 @@ def test_toolkit_without_libcudart(tmp_path, no_pip_wheels):
     assert doctor.exit_code(checks) == 1
 
 
-@pytest.mark.parametrize(("nvcc", "torch_cuda", "status", "code"),
-                         [("12.4", "13.0", Status.ERROR, 1), ("13.1", "13.0", Status.WARNING, 0),
-                          ("13.0", "13.0", Status.OK, 0)])
+@pytest.mark.parametrize(
+    ("nvcc", "torch_cuda", "status", "code"),
+    [
+        ("12.4", "13.0", Status.ERROR, 1),
+        ("13.1", "13.0", Status.WARNING, 0),
+        ("13.0", "13.0", Status.OK, 0),
+    ],
+)
 def test_nvcc_against_torch_cuda_version(tmp_path, no_pip_wheels, nvcc, torch_cuda, status, code):
     toolkit = fake_toolkit(tmp_path / "cuda", version=nvcc)
     torch = TorchInfo(version="2.x", cuda=torch_cuda)
-    checks = doctor.run_checks(machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")], torch))
+    checks = doctor.run_checks(
+        machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")], torch)
+    )
     assert find(checks, "nvcc").status is status
     assert doctor.exit_code(checks) == code
 
@@ -148,8 +162,12 @@ def test_no_ninja_is_a_warning_with_max_jobs_advice(tmp_path, no_pip_wheels):
 
 def test_nvcc_rejecting_the_host_compiler(tmp_path, no_pip_wheels):
     toolkit = fake_toolkit(tmp_path / "cuda")
-    write_script(toolkit / "bin" / "nvcc",
-                 (toolkit / "bin" / "nvcc").read_text().replace("exit 0", 'echo "unsupported GNU version" >&2; exit 1'))
+    write_script(
+        toolkit / "bin" / "nvcc",
+        (toolkit / "bin" / "nvcc")
+        .read_text()
+        .replace("exit 0", 'echo "unsupported GNU version" >&2; exit 1'),
+    )
     checks = doctor.run_checks(machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")]))
     assert find(checks, "nvcc + host compiler").status is Status.ERROR
     assert doctor.exit_code(checks) == 1
@@ -169,15 +187,21 @@ def test_no_torch_blocks_everything(tmp_path, no_pip_wheels):
 def test_cpu_only_torch_allows_only_the_cpu_build(tmp_path, no_pip_wheels):
     toolkit = fake_toolkit(tmp_path / "cuda")
     torch = TorchInfo(version="2.14.1+cpu", cuda=None)
-    checks = doctor.run_checks(machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")], torch))
+    checks = doctor.run_checks(
+        machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")], torch)
+    )
     assert doctor.exit_code(checks) == 1
 
 
 def test_no_gpu_names_the_projects_arch_list(tmp_path, no_pip_wheels):
     new_project(options_for("vector_add"), tmp_path / "proj")
-    checks = doctor.run_checks(machine([tools_dir(tmp_path, "c++", "ninja")]), project=tmp_path / "proj")
+    checks = doctor.run_checks(
+        machine([tools_dir(tmp_path, "c++", "ninja")]), project=tmp_path / "proj"
+    )
     gpus = find(checks, "GPUs")
-    assert gpus.status is Status.WARNING and "IndexError" in gpus.message and "(9.0)" in gpus.message
+    assert (
+        gpus.status is Status.WARNING and "IndexError" in gpus.message and "(9.0)" in gpus.message
+    )
     assert find(checks, "project").status is Status.OK
 
 
@@ -213,7 +237,10 @@ def test_cli_json_on_this_machine(cli):
 
 def test_compiler_without_shared_libstdcxx(tmp_path, no_pip_wheels, monkeypatch):
     tools = tools_dir(tmp_path, "ninja")
-    write_script(tools / "c++", 'case "$*" in *-print-file-name=libstdc++.so*) echo libstdc++.so ;; esac\nexit 0\n')
+    write_script(
+        tools / "c++",
+        'case "$*" in *-print-file-name=libstdc++.so*) echo libstdc++.so ;; esac\nexit 0\n',
+    )
     checks = doctor.run_checks(machine([tools]))
     assert find(checks, "C++ runtime").status is Status.WARNING
     monkeypatch.setattr(cuda_env, "loaded_libstdcxx", lambda: Path("/usr/lib/libstdc++.so.6"))
@@ -223,5 +250,5 @@ def test_compiler_without_shared_libstdcxx(tmp_path, no_pip_wheels, monkeypatch)
 
 def test_ordinary_compiler_gets_no_extra_link_args(tmp_path):
     tools = tools_dir(tmp_path)
-    write_script(tools / "c++", 'echo /usr/lib/gcc/x86_64-linux-gnu/12/libstdc++.so\n')
+    write_script(tools / "c++", "echo /usr/lib/gcc/x86_64-linux-gnu/12/libstdc++.so\n")
     assert cuda_env.libstdcxx_link_args(str(tools / "c++")) == ([], None)

@@ -37,9 +37,17 @@ def cuda_build_expected() -> str | None:
 
 def run(args: list[str | Path], cwd: Path, env: dict[str, str] | None = None, timeout: int = 1800):
     result = subprocess.run(
-        [str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+        [str(a) for a in args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
     )
-    assert result.returncode == 0, f"{args} failed:\n{result.stdout[-6000:]}\n{result.stderr[-6000:]}"
+    assert result.returncode == 0, (
+        f"{args} failed:\n{result.stdout[-6000:]}\n{result.stderr[-6000:]}"
+    )
     return result
 
 
@@ -54,18 +62,29 @@ def built_project(tmp_path_factory):
         run([*kernelgen, "add-kernel", template], cwd=project)
 
     env_dir = root / "venv"
-    venv.create(env_dir, system_site_packages=True, with_pip=True)
+    # No pip of its own: the venv uses this environment's pip and setuptools, as a user's would.
+    venv.create(env_dir, system_site_packages=True, with_pip=False)
     python = env_dir / "bin" / "python"
-    build_env = {k: v for k, v in os.environ.items() if k not in ("CUDA_HOME", "CUDA_PATH", "TORCH_CUDA_ARCH_LIST")}
+    build_env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("CUDA_HOME", "CUDA_PATH", "TORCH_CUDA_ARCH_LIST")
+    }
     build_env["MAX_JOBS"] = str(os.cpu_count() or 2)
-    build = run([python, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-v", "-e", "."], cwd=project,
-                env=build_env, timeout=3600)
+    build = run(
+        [python, "-m", "pip", "install", "--no-build-isolation", "--no-deps", "-v", "-e", "."],
+        cwd=project,
+        env=build_env,
+        timeout=3600,
+    )
     return project, python, build.stdout + build.stderr
 
 
 def test_build_compiles_cuda_where_it_can(built_project):
     project, python, log = built_project
-    flag = run([python, "-c", "import e2e_ops; print(e2e_ops._C.built_with_cuda)"], cwd=project.parent)
+    flag = run(
+        [python, "-c", "import e2e_ops; print(e2e_ops._C.built_with_cuda)"], cwd=project.parent
+    )
     reason = cuda_build_expected()
     if reason is None:
         assert flag.stdout.strip() == "1", log[-4000:]
@@ -78,15 +97,19 @@ def test_build_compiles_cuda_where_it_can(built_project):
 def test_cuda_kernels_are_compiled_for_sm90(built_project):
     if (reason := cuda_build_expected()) is not None:
         pytest.skip(reason)
-    project, _, _ = built_project
-    cuobjdump = cuda_env.locate_cuda_home(os.environ).path / "bin" / "cuobjdump"
-    if not cuobjdump.exists():
-        pytest.skip("no cuobjdump in the toolkit")
+    project, _, log = built_project
+    assert "-gencode=arch=compute_90,code=sm_90" in log
     (library,) = (project / "e2e_ops").glob("_C*.so")
+    toolkit_bin = cuda_env.locate_cuda_home(os.environ).path / "bin"
+    cuobjdump = shutil.which(
+        "cuobjdump", path=f"{toolkit_bin}{os.pathsep}{os.environ.get('PATH', '')}"
+    )
+    if cuobjdump is None:  # a minimal toolkit: the fatbinary still names its targets
+        assert b"sm_90" in library.read_bytes()
+        return
     listing = run([cuobjdump, "--list-elf", library], cwd=project).stdout
     for kernel in ("vector_add", "silu", "csr", "wmma_gemm"):
-        assert kernel in listing or "sm_90" in listing
-    assert "sm_90" in listing
+        assert f"{kernel}.sm_90.cubin" in listing, listing
 
 
 def test_generated_test_suite_passes(built_project):
@@ -98,14 +121,23 @@ def test_generated_test_suite_passes(built_project):
 
 def test_generated_benchmark_runs(built_project):
     project, python, _ = built_project
-    result = run([python, "benchmarks/bench_vector_add.py", "--quick", "--device", "cpu"], cwd=project)
+    result = run(
+        [python, "benchmarks/bench_vector_add.py", "--quick", "--device", "cpu"], cwd=project
+    )
     assert "speedup" in result.stdout
 
 
 def test_generated_project_builds_cpu_only_when_forced(tmp_path):
     run([sys.executable, "-m", "kernelgen", "new", "cpuonly", "--no-input"], cwd=tmp_path)
     env = {**os.environ, "USE_CUDA": "0"}
-    run([sys.executable, "setup.py", "-q", "build_ext", "--inplace"], cwd=tmp_path / "cpuonly", env=env)
-    flag = run([sys.executable, "-c", "import cpuonly; print(cpuonly._C.built_with_cuda)"], cwd=tmp_path / "cpuonly")
+    run(
+        [sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
+        cwd=tmp_path / "cpuonly",
+        env=env,
+    )
+    flag = run(
+        [sys.executable, "-c", "import cpuonly; print(cpuonly._C.built_with_cuda)"],
+        cwd=tmp_path / "cpuonly",
+    )
     assert flag.stdout.strip() == "0"
     shutil.rmtree(tmp_path / "cpuonly" / "build", ignore_errors=True)

@@ -16,7 +16,12 @@ from kernelgen.options import (
 
 @pytest.mark.parametrize(
     ("directory", "package"),
-    [("myops", "myops"), ("my-ops", "my_ops"), ("path/to/my.ops", "my_ops"), ("fast-ops.v2", "fast_ops_v2")],
+    [
+        ("myops", "myops"),
+        ("my-ops", "my_ops"),
+        ("path/to/my.ops", "my_ops"),
+        ("fast-ops.v2", "fast_ops_v2"),
+    ],
 )
 def test_default_package_name_from_directory(directory, package):
     assert default_package_name(directory) == package
@@ -65,7 +70,9 @@ def test_good_names_pass():
 def test_kernel_choice_parsing():
     defaults = {"activation": "silu", "vector_add": "vector_add"}
     assert KernelChoice.parse("activation", defaults) == KernelChoice("activation", "silu")
-    assert KernelChoice.parse("activation=my_gelu", defaults) == KernelChoice("activation", "my_gelu")
+    assert KernelChoice.parse("activation=my_gelu", defaults) == KernelChoice(
+        "activation", "my_gelu"
+    )
     with pytest.raises(InvalidInput, match="unknown kernel template 'conv'"):
         KernelChoice.parse("conv", defaults)
 

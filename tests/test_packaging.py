@@ -22,28 +22,54 @@ def installed(tmp_path_factory) -> Path:
     venv.create(env_dir, with_pip=True)
     result = subprocess.run(
         [env_dir / "bin" / "python", "-m", "pip", "install", "-q", str(REPO)],
-        capture_output=True, text=True, timeout=900, check=False,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
     return env_dir / "bin"
 
 
 def test_installed_cli_generates_every_template(installed, tmp_path):
-    listing = subprocess.run([installed / "kernelgen", "list"], capture_output=True, text=True, check=True)
+    listing = subprocess.run(
+        [installed / "kernelgen", "list"], capture_output=True, text=True, check=True
+    )
     for template in ("vector_add", "activation", "sparse", "wmma"):
         assert template in listing.stdout
     subprocess.run(
-        [installed / "kernelgen", "new", "proj", "--no-input", "-k", "vector_add", "-k", "activation",
-         "-k", "sparse", "-k", "wmma"],
-        cwd=tmp_path, check=True, capture_output=True,
+        [
+            installed / "kernelgen",
+            "new",
+            "proj",
+            "--no-input",
+            "-k",
+            "vector_add",
+            "-k",
+            "activation",
+            "-k",
+            "sparse",
+            "-k",
+            "wmma",
+        ],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
     )
-    for path in ("proj/.gitignore", "proj/.github/workflows/ci.yml", "proj/cuda_env.py",
-                 "proj/proj/csrc/cuda/wmma_gemm.cu", "proj/proj/csrc/cuda/launch_utils.cuh"):
+    for path in (
+        "proj/.gitignore",
+        "proj/.github/workflows/ci.yml",
+        "proj/cuda_env.py",
+        "proj/proj/csrc/cuda/wmma_gemm.cu",
+        "proj/proj/csrc/cuda/launch_utils.cuh",
+    ):
         assert (tmp_path / path).is_file(), path
 
 
 def test_install_pulls_in_no_torch(installed):
-    freeze = subprocess.run([installed / "python", "-m", "pip", "freeze"], capture_output=True, text=True, check=True)
+    freeze = subprocess.run(
+        [installed / "python", "-m", "pip", "freeze"], capture_output=True, text=True, check=True
+    )
     names = {line.split("==")[0].lower() for line in freeze.stdout.splitlines()}
     assert "torch" not in names
     assert {"click", "jinja2"} <= names
@@ -63,6 +89,10 @@ def _timed(args) -> float:
 
 
 def test_module_entry_point(installed):
-    out = subprocess.run([installed / "python", "-m", "kernelgen", "--version"], capture_output=True, text=True,
-                         check=True)
+    out = subprocess.run(
+        [installed / "python", "-m", "kernelgen", "--version"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert "kernelgen" in out.stdout

@@ -12,14 +12,15 @@ from kernelgen.generate import render_project
 from kernelgen.manifest import MANIFEST_NAME, Manifest
 
 
-
 def all_kernels_project():
     files, _ = render_project(options_for(*ALL_TEMPLATES))
     return files
 
 
 def test_rendering_is_deterministic():
-    assert render_project(options_for(*ALL_TEMPLATES)) == render_project(options_for(*ALL_TEMPLATES))
+    assert render_project(options_for(*ALL_TEMPLATES)) == render_project(
+        options_for(*ALL_TEMPLATES)
+    )
 
 
 def test_no_template_syntax_survives():
@@ -41,8 +42,17 @@ def test_generated_python_parses():
 def test_workflow_is_valid_yaml_with_expected_jobs():
     workflow = yaml.safe_load(all_kernels_project()[_path(".github/workflows/ci.yml")])
     assert set(workflow["jobs"]) >= {"build-and-test", "abi3-wheel", "gpu-tests"}
-    steps = [step.get("name", "") for step in workflow["jobs"]["build-and-test"]["steps"]]
-    assert any("Build" in s for s in steps) and any("Test" in s for s in steps)
+    build = workflow["jobs"]["build-and-test"]
+    cells = build["strategy"]["matrix"]["include"]
+    assert len({c["torch"] for c in cells}) >= 2
+    assert len({c["cuda"] for c in cells}) >= 2
+    assert len({c["python"] for c in cells}) >= 2
+    steps = {step.get("name", ""): step for step in build["steps"]}
+    assert "USE_CUDA=1" in steps["Build (CUDA kernels for the default arch list)"]["run"]
+    assert "pytest" in steps["Test (CPU; CUDA tests skip without a GPU)"]["run"]
+    wheel_steps = [s.get("run", "") for s in workflow["jobs"]["abi3-wheel"]["steps"]]
+    assert any("python -m build --wheel" in run for run in wheel_steps)
+    assert workflow["jobs"]["gpu-tests"]["runs-on"] == ["self-hosted", "gpu"]
 
 
 def test_manifest_round_trips():
@@ -67,4 +77,3 @@ def test_each_template_renders_its_own_files(template):
     assert any(p.suffix == ".cu" for p in kernel_files)
     assert any(p.name.startswith("test_") for p in kernel_files)
     assert any(p.name.startswith("bench_") for p in kernel_files)
-
