@@ -35,11 +35,11 @@ from torch.nn.parallel import DistributedDataParallel  # noqa: E402
 class Layer(nn.Module):
     def __init__(self, ops, d_in: int, d_out: int) -> None:
         super().__init__()
-        self.ops = ops
+        self.gemm, self.activation = ops.wmma_gemm, ops.silu  # functions: the module deep-copies
         self.weight = nn.Parameter(torch.randn(d_in, d_out, dtype=torch.float16) / d_in**0.5)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.ops.silu(self.ops.wmma_gemm(x, self.weight))
+        return self.activation(self.gemm(x, self.weight))
 
 
 def make_model(ops) -> nn.Module:
