@@ -9,13 +9,15 @@ writer. The CLI is a thin wrapper over these; tests and scripts can call them di
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kernelgen import __version__
 from kernelgen.catalog import KERNEL_METADATA, find_kernel, project_skeleton
-from kernelgen.errors import InvalidInput, ProjectConflict
+from kernelgen.errors import InvalidInput, KernelgenError, ProjectConflict
 from kernelgen.manifest import MANIFEST_NAME, Manifest, find_project_root, read_manifest, sha256
 from kernelgen.options import KernelChoice, ProjectOptions, validate_op_name
 from kernelgen.render import FileSet, render_tree
@@ -135,11 +137,24 @@ def new_project(
     files, _ = render_project(options)
     planned = plan(files, destination, may_overwrite=files.keys() if force else ())
     if not dry_run:
-        if destination.exists():
-            write_into(planned, destination)
-        else:
-            write_new_tree(files, destination)
+        with _nothing_written_on_os_error(destination):
+            if destination.exists():
+                write_into(planned, destination)
+            else:
+                write_new_tree(files, destination)
     return GenerationResult(destination, planned, dry_run, _benchmarks(files))
+
+
+@contextlib.contextmanager
+def _nothing_written_on_os_error(where: Path) -> Iterator[None]:
+    """Turn a disk error (full, read-only, permissions) into a one-line error; the writer has
+    already undone its partial work by the time it gets here."""
+    try:
+        yield
+    except OSError as exc:
+        raise KernelgenError(
+            f"could not write to {where}: {exc.strerror or exc}; nothing was written"
+        ) from exc
 
 
 def _check_owned_files_untouched(root: Path, manifest: Manifest) -> None:
@@ -172,7 +187,8 @@ def add_kernel(
     wanted = {**per_kernel[PurePosixPath(choice.name)], **{p: files[p] for p in owned}}
     planned = plan(wanted, root, may_overwrite=owned)
     if not dry_run:
-        write_into(planned, root)
+        with _nothing_written_on_os_error(root):
+            write_into(planned, root)
     return GenerationResult(
         root, planned, dry_run, _benchmarks(per_kernel[PurePosixPath(choice.name)])
     )

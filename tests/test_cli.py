@@ -215,3 +215,17 @@ def test_add_kernel_unknown_template(cli, tmp_path):
     project = _new_project(cli, tmp_path)
     result = cli("add-kernel", "conv2d", "--project", str(project))
     assert result.exit_code == 2 and "choose from" in result.output
+
+
+def test_disk_errors_are_a_one_line_error(cli, tmp_path, monkeypatch):
+    def refuse(target, content):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("kernelgen.writer._write_file", refuse)
+    result = cli("new", "proj", "--no-input")
+    assert result.exit_code == 1
+    assert (
+        "Permission denied; nothing was written" in result.output
+        and "Traceback" not in result.output
+    )
+    assert list(tmp_path.iterdir()) == []

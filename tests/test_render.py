@@ -77,3 +77,11 @@ def test_each_template_renders_its_own_files(template):
     assert any(p.suffix == ".cu" for p in kernel_files)
     assert any(p.name.startswith("test_") for p in kernel_files)
     assert any(p.name.startswith("bench_") for p in kernel_files)
+
+
+def test_readme_says_how_to_make_your_own_activation():
+    files, _ = render_project(options_for("vector_add", "activation"))
+    readme = files[_path("README.md")].decode()
+    assert "reference_silu" in readme and "myops/csrc/silu.h" in readme
+    files, _ = render_project(options_for("vector_add"))
+    assert "your own activation" not in files[_path("README.md")].decode()

@@ -6,7 +6,7 @@ import pytest
 from conftest import options_for
 
 from kernelgen import add_kernel, new_project, writer
-from kernelgen.errors import ProjectConflict
+from kernelgen.errors import KernelgenError, ProjectConflict
 
 
 def failing_after(count: int, exc: BaseException):
@@ -23,10 +23,16 @@ def failing_after(count: int, exc: BaseException):
     return write
 
 
-@pytest.mark.parametrize("exc", [OSError(28, "No space left on device"), KeyboardInterrupt()])
-def test_new_project_failing_midway_leaves_nothing(tmp_path, monkeypatch, exc):
+@pytest.mark.parametrize(
+    ("exc", "raised"),
+    [
+        (OSError(28, "No space left on device"), KernelgenError),
+        (KeyboardInterrupt(), KeyboardInterrupt),
+    ],
+)
+def test_new_project_failing_midway_leaves_nothing(tmp_path, monkeypatch, exc, raised):
     monkeypatch.setattr(writer, "_write_file", failing_after(5, exc))
-    with pytest.raises(type(exc)):
+    with pytest.raises(raised):
         new_project(options_for("vector_add"), tmp_path / "deep" / "proj")
     assert list(tmp_path.iterdir()) == []
 
@@ -36,7 +42,7 @@ def test_new_project_into_existing_folder_failing_midway_restores_it(tmp_path, m
     target.mkdir()
     (target / "setup.py").write_text("mine")
     monkeypatch.setattr(writer, "_write_file", failing_after(5, OSError(28, "No space left")))
-    with pytest.raises(OSError):
+    with pytest.raises(KernelgenError, match="No space left; nothing was written"):
         new_project(options_for("vector_add"), target, force=True)
     assert [p.name for p in target.iterdir()] == ["setup.py"]
     assert (target / "setup.py").read_text() == "mine"
