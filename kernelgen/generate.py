@@ -107,6 +107,7 @@ def render_project(options: ProjectOptions) -> tuple[FileSet, dict[PurePosixPath
         kernelgen_version=__version__,
         options=options,
         owned={str(p): sha256(files[p]) for p in _owned_paths(options)},
+        ops={c.name: find_kernel(c.template).ops_for(c.name) for c in options.kernels},
     )
     files[PurePosixPath(MANIFEST_NAME)] = manifest.to_toml().encode("utf-8")
     return files, per_kernel

@@ -35,6 +35,8 @@ class Manifest:
     kernelgen_version: str
     options: ProjectOptions
     owned: dict[str, str] = field(default_factory=dict)
+    # The torch ops each kernel defines, by kernel name: written for readers, derived on load.
+    ops: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def to_toml(self) -> str:
         """Serialise deterministically (sorted owned files, kernels in the order added)."""
@@ -60,6 +62,8 @@ class Manifest:
                 f"template = {q(kernel.template)}",
                 f"name = {q(kernel.name)}",
             ]
+            if kernel.name in self.ops:
+                lines.append(f"ops = [{', '.join(q(op) for op in self.ops[kernel.name])}]")
         lines += [
             "",
             "# Files kernelgen regenerates; add-kernel refuses to run if one was edited.",

@@ -35,7 +35,9 @@ def test_new_with_defaults(cli, tmp_path):
     assert (project / "my_ops" / "csrc" / "cuda" / "vector_add.cu").is_file()
     manifest = tomllib.loads((project / "kernelgen.toml").read_text())
     assert manifest["project"]["package"] == "my_ops"
-    assert manifest["kernels"] == [{"template": "vector_add", "name": "vector_add"}]
+    assert manifest["kernels"] == [
+        {"template": "vector_add", "name": "vector_add", "ops": ["vector_add"]}
+    ]
     assert "pip install --no-build-isolation -e ." in result.output
     assert "python benchmarks/bench_vector_add.py" in result.output
 
