@@ -87,12 +87,12 @@ def _owned_paths(options: ProjectOptions) -> list[PurePosixPath]:
     return [PurePosixPath(p.format(package=options.package)) for p in OWNED_FILES]
 
 
-def render_project(options: ProjectOptions) -> tuple[FileSet, dict[PurePosixPath, FileSet]]:
-    """Render a whole project: its files, and separately each kernel instance's own files."""
+def render_project(options: ProjectOptions) -> tuple[FileSet, dict[str, FileSet]]:
+    """Render a whole project: all its files, and each kernel instance's own files by name."""
     context = _context(options)
     files = render_tree(project_skeleton(), context)
     files[PurePosixPath("cuda_env.py")] = CUDA_ENV_MODULE.read_bytes()
-    per_kernel: dict[PurePosixPath, FileSet] = {}
+    per_kernel: dict[str, FileSet] = {}
     for choice in options.kernels:
         kernel_files = _render_kernel(choice, context)
         for path in kernel_files:
@@ -102,7 +102,7 @@ def render_project(options: ProjectOptions) -> tuple[FileSet, dict[PurePosixPath
                     "already has; pass another name"
                 )
         files.update(kernel_files)
-        per_kernel[PurePosixPath(choice.name)] = kernel_files
+        per_kernel[choice.name] = kernel_files
     manifest = Manifest(
         kernelgen_version=__version__,
         options=options,
@@ -185,14 +185,12 @@ def add_kernel(
     files, per_kernel = render_project(options)
     _check_owned_files_untouched(root, manifest)
     owned = {*_owned_paths(options), PurePosixPath(MANIFEST_NAME)}
-    wanted = {**per_kernel[PurePosixPath(choice.name)], **{p: files[p] for p in owned}}
+    wanted = {**per_kernel[choice.name], **{p: files[p] for p in owned}}
     planned = plan(wanted, root, may_overwrite=owned)
     if not dry_run:
         with _nothing_written_on_os_error(root):
             write_into(planned, root)
-    return GenerationResult(
-        root, planned, dry_run, _benchmarks(per_kernel[PurePosixPath(choice.name)])
-    )
+    return GenerationResult(root, planned, dry_run, _benchmarks(per_kernel[choice.name]))
 
 
 __all__ = ["GenerationResult", "Status", "add_kernel", "new_project", "render_project"]
