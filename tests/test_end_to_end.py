@@ -88,6 +88,9 @@ def test_build_compiles_cuda_where_it_can(built_project):
     reason = cuda_build_expected()
     if reason is None:
         assert flag.stdout.strip() == "1", log[-4000:]
+        home = cuda_env.locate_cuda_home(os.environ).path
+        if not (home / "include" / "cusparse.h").exists() and cuda_env.pip_cuda_include_dirs():
+            assert "cusparse.h not in the toolkit; using the pip wheel's" in log
         assert "TORCH_CUDA_ARCH_LIST=9.0" in log or os.environ.get("TORCH_CUDA_ARCH_LIST")
     else:
         assert flag.stdout.strip() == "0"
@@ -141,3 +144,26 @@ def test_generated_project_builds_cpu_only_when_forced(tmp_path):
     )
     assert flag.stdout.strip() == "0"
     shutil.rmtree(tmp_path / "cpuonly" / "build", ignore_errors=True)
+
+
+def test_forced_cuda_build_without_a_toolkit_stops_with_one_line(tmp_path):
+    run([sys.executable, "-m", "kernelgen", "new", "nocuda", "--no-input"], cwd=tmp_path)
+    env = {
+        **os.environ,
+        "USE_CUDA": "1",
+        "CUDA_HOME": str(tmp_path / "no-such-toolkit"),
+        "PATH": os.path.dirname(sys.executable) + os.pathsep + "/usr/bin:/bin",
+    }
+    result = subprocess.run(
+        [sys.executable, "setup.py", "build_ext", "--inplace"],
+        cwd=tmp_path / "nocuda",
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "error: USE_CUDA=1, but" in result.stderr
+    assert "no CUDA toolkit found" in result.stderr or "CPU-only build" in result.stderr
+    assert "nvcc" not in result.stdout  # stopped before any compiler ran
