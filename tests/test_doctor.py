@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import time
 from pathlib import Path
 
@@ -252,3 +253,20 @@ def test_ordinary_compiler_gets_no_extra_link_args(tmp_path):
     tools = tools_dir(tmp_path)
     write_script(tools / "c++", "echo /usr/lib/gcc/x86_64-linux-gnu/12/libstdc++.so\n")
     assert cuda_env.libstdcxx_link_args(str(tools / "c++")) == ([], None)
+
+
+def test_extension_built_against_another_torch(tmp_path, no_pip_wheels):
+    """An extension whose symbols the installed torch lacks fails to import: doctor says rebuild."""
+    pytest.importorskip("torch")
+    new_project(options_for("vector_add"), tmp_path / "proj")
+    source = tmp_path / "stale.c"
+    source.write_text(
+        "void symbol_of_another_torch(void);\nvoid probe(void) { symbol_of_another_torch(); }\n"
+    )
+    library = tmp_path / "proj" / "myops" / "_C.abi3.so"
+    subprocess.run(["cc", "-shared", "-fPIC", str(source), "-o", str(library)], check=True)
+    checks = doctor.run_checks(
+        machine([tools_dir(tmp_path, "c++", "ninja")]), project=tmp_path / "proj"
+    )
+    built = find(checks, "built extension")
+    assert built.status is Status.ERROR and "rebuild" in built.message
