@@ -68,7 +68,11 @@ def _next_steps(result: GenerationResult, cd: bool) -> None:
     click.echo("\nNext:")
     if cd:
         click.echo(f"  cd {result.root}")
-    click.echo("  pip install --no-build-isolation -e .   # build (torch must be installed)")
+        click.echo("  pip install --no-build-isolation -e .   # build (torch must be installed)")
+    else:
+        click.echo(
+            "  pip install --no-build-isolation -e .   # rebuild: the new ops need compiling"
+        )
     click.echo('  pip install -e ".[test]" --no-build-isolation && pytest   # test')
     for bench in result.benchmarks:
         click.echo(f"  python {bench}   # benchmark")

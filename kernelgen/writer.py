@@ -8,6 +8,7 @@ place in one step; files added to an existing project are written one by one and
 from __future__ import annotations
 
 import enum
+import functools
 import os
 import shutil
 import tempfile
@@ -65,12 +66,18 @@ def plan(
 
 
 def _write_file(target: Path, content: bytes) -> None:
-    """Write through a temporary file and rename, so a target is never half-written."""
+    """Write through a temporary file and rename, so a target is never half-written.
+
+    The file gets the mode a plain `open()` would give it (mkstemp's is 0600), or keeps the
+    mode of the file it replaces.
+    """
     target.parent.mkdir(parents=True, exist_ok=True)
+    mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(content)
+        os.chmod(tmp, mode)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -138,7 +145,9 @@ def _remove_if_empty(folder: Path) -> None:
         pass
 
 
+@functools.cache
 def _umask() -> int:
+    """The process umask (reading it means setting it, so read it once)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask

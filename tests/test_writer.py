@@ -68,3 +68,10 @@ def test_plan_reports_identical_files(tmp_path):
     (tmp_path / "a.txt").write_bytes(b"same")
     (planned,) = writer.plan({PurePosixPath("a.txt"): b"same"}, tmp_path)
     assert planned.status is writer.Status.IDENTICAL
+
+
+def test_files_get_ordinary_permissions(tmp_path):
+    new_project(options_for("vector_add"), tmp_path / "proj")
+    expected = 0o666 & ~writer._umask()
+    modes = {p.stat().st_mode & 0o777 for p in (tmp_path / "proj").rglob("*") if p.is_file()}
+    assert modes == {expected}
