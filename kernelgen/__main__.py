@@ -2,4 +2,4 @@
 
 from kernelgen.cli import main
 
-main()
+main(prog_name="kernelgen")
