@@ -234,7 +234,7 @@ def list_command() -> None:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON (for CI).")
 def doctor_command(project: Path | None, as_json: bool) -> None:
-    """Check this machine's CUDA build environment and say what to fix.
+    """Check the CUDA build environment; say what to fix.
 
     Exit status: 0 when a CUDA build can proceed, 1 when only a CPU build can, 2 when
     nothing can.
