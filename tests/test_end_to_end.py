@@ -8,6 +8,7 @@ compile the .cu files for the default arch list; elsewhere it builds the CPU ext
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -167,3 +168,26 @@ def test_forced_cuda_build_without_a_toolkit_stops_with_one_line(tmp_path):
     assert "error: USE_CUDA=1, but" in result.stderr
     assert "no CUDA toolkit found" in result.stderr or "CPU-only build" in result.stderr
     assert "nvcc" not in result.stdout  # stopped before any compiler ran
+
+
+@pytest.mark.parametrize(
+    ("debug", "nvcc_flags"), [("", ["-O3", "-lineinfo"]), ("1", ["-O0", "-g", "-G"])]
+)
+def test_setup_debug_switch(tmp_path, monkeypatch, debug, nvcc_flags):
+    """The generated setup.py's flags, inspected without compiling (it imports as a module)."""
+    run([sys.executable, "-m", "kernelgen", "new", "flags", "--no-input"], cwd=tmp_path)
+    monkeypatch.chdir(tmp_path / "flags")
+    monkeypatch.syspath_prepend(str(tmp_path / "flags"))
+    monkeypatch.setenv("DEBUG", debug)
+    spec = importlib.util.spec_from_file_location(
+        "generated_setup", tmp_path / "flags" / "setup.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    build_env = cuda_env.BuildEnvironment(cuda_home=Path("/usr/local/cuda"))
+    cuda_ext = module.extension(build_env, with_cuda=True)
+    assert cuda_ext.extra_compile_args["nvcc"][: len(nvcc_flags)] == nvcc_flags
+    assert any(source.endswith("vector_add.cu") for source in cuda_ext.sources)
+    cpu_ext = module.extension(build_env, with_cuda=False)
+    assert not any(source.endswith(".cu") for source in cpu_ext.sources)
+    assert ("-O0" in cpu_ext.extra_compile_args["cxx"]) == bool(debug)
