@@ -1,5 +1,8 @@
 """Name validation: every bad name is a one-line usage error before anything is written."""
 
+import random
+import string
+
 import pytest
 
 from kernelgen.errors import InvalidInput
@@ -86,3 +89,18 @@ def test_arch_list_forms():
 def test_distribution_defaults_to_dashed_package():
     options = ProjectOptions("my_ops", "my_ops", (KernelChoice("vector_add", "vector_add"),))
     assert options.distribution == "my-ops"
+
+
+def test_random_names_either_pass_or_fail_cleanly():
+    """Any string is either a usable name or an InvalidInput, never another exception."""
+    rng = random.Random(1234)
+    alphabet = string.ascii_letters + string.digits + "_-./\\ \t\n$é漢\x00:"
+    for _ in range(3000):
+        name = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        for validate in (validate_package_name, validate_namespace, validate_op_name):
+            try:
+                validate(name)
+            except InvalidInput as error:
+                assert "\n" not in str(error.message).strip()
+            else:
+                assert name.isidentifier() and name.isascii()
