@@ -152,6 +152,20 @@ def nvcc_version(cuda_home: Path) -> tuple[int, int] | None:
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 
+def cuda_major_mismatch(toolkit: tuple[int, int], torch_cuda: str) -> str | None:
+    """Why nvcc `toolkit` cannot build for a torch built with CUDA `torch_cuda`, or None.
+
+    Torch refuses a major mismatch; a minor one usually works.
+    """
+    wanted = int(torch_cuda.split(".")[0])
+    if toolkit[0] == wanted:
+        return None
+    return (
+        f"nvcc is CUDA {toolkit[0]}.{toolkit[1]} but torch was built with CUDA {torch_cuda}; "
+        f"install a CUDA {wanted}.x toolkit, or a torch built for CUDA {toolkit[0]}"
+    )
+
+
 def pip_cuda_include_dirs() -> list[Path]:
     """Include folders of the NVIDIA pip wheels (nvidia/cu13/include, nvidia/cusparse/include...)."""
     spec = importlib.util.find_spec("nvidia")

@@ -192,17 +192,10 @@ def check_nvcc_version(machine: Machine, cuda_home: Path) -> list[Check]:
     found = f"{toolkit[0]}.{toolkit[1]}"
     if machine.torch is None or not machine.torch.cuda:
         return [Check("nvcc", Status.OK, f"nvcc is CUDA {found}")]
+    mismatch = cuda_env.cuda_major_mismatch(toolkit, machine.torch.cuda)
+    if mismatch is not None:
+        return [Check("nvcc", Status.ERROR, mismatch, Blocks.CUDA)]
     wanted = tuple(int(p) for p in machine.torch.cuda.split(".")[:2])
-    if toolkit[0] != wanted[0]:
-        return [
-            Check(
-                "nvcc",
-                Status.ERROR,
-                f"nvcc is CUDA {found} but torch was built with CUDA {machine.torch.cuda}; torch refuses a "
-                f"major mismatch: install a CUDA {wanted[0]}.x toolkit, or a torch built for CUDA {toolkit[0]}",
-                Blocks.CUDA,
-            )
-        ]
     if toolkit[1] != wanted[1]:
         return [
             Check(
@@ -465,9 +458,7 @@ def run_checks(machine: Machine, project: Path | None = None) -> list[Check]:
 
 def exit_code(checks: list[Check]) -> int:
     """0: a CUDA build can proceed; 1: only a CPU build can; 2: nothing can."""
-    blocked = {c.blocks for c in checks if c.status is not Status.OK} | {
-        c.blocks for c in checks if c.status is Status.ERROR
-    }
+    blocked = {c.blocks for c in checks if c.status is not Status.OK}
     if Blocks.ALL in blocked:
         return 2
     if Blocks.CUDA in blocked:
