@@ -52,6 +52,26 @@ def run(args: list[str | Path], cwd: Path, env: dict[str, str] | None = None, ti
     return result
 
 
+def venv_seeing_this_environment(env_dir: Path) -> Path:
+    """A fresh venv whose interpreter also imports this interpreter's packages; its python.
+
+    `system_site_packages=True` is not enough: run from inside a venv (or conda), it exposes
+    the base interpreter's site-packages, not the ones torch was installed into. A `.pth` file
+    naming this interpreter's own site folders works from a venv, the system Python and conda
+    alike. There is no pip of its own: the venv uses this environment's pip and setuptools.
+    """
+    venv.create(env_dir, with_pip=False)
+    python = env_dir / "bin" / "python"
+    child_site = run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=env_dir
+    ).stdout.strip()
+    ours = [p for p in sys.path if p.rstrip("/").endswith(("site-packages", "dist-packages"))]
+    # addsitedir, not a bare path line, so the .pth files in those folders run too.
+    lines = [f"import site; site.addsitedir({folder!r})" for folder in ours]
+    Path(child_site, "parent_environment.pth").write_text("\n".join(lines) + "\n")
+    return python
+
+
 @pytest.fixture(scope="module")
 def built_project(tmp_path_factory):
     """A project with all four kernels, pip-installed into a venv that sees this torch."""
@@ -62,10 +82,7 @@ def built_project(tmp_path_factory):
     for template in TEMPLATES_ADDED:
         run([*kernelgen, "add-kernel", template], cwd=project)
 
-    env_dir = root / "venv"
-    # No pip of its own: the venv uses this environment's pip and setuptools, as a user's would.
-    venv.create(env_dir, system_site_packages=True, with_pip=False)
-    python = env_dir / "bin" / "python"
+    python = venv_seeing_this_environment(root / "venv")
     build_env = {
         k: v
         for k, v in os.environ.items()

@@ -1,0 +1,180 @@
+"""Design lab for the H200: times kernel variants (elementwise.cu, gemm.cu, spmv.cu, built
+here with nvcc) against the PyTorch baseline in the same process. Prints one table per
+family; ratio = baseline time / variant time (> 1 is faster). Run: python3 lab.py [family...]
+"""
+
+import ctypes
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+HERE = Path(__file__).resolve().parent
+BUILD = Path(os.environ.get("LAB_BUILD", "/tmp/lab"))
+
+
+def build(name: str) -> ctypes.CDLL:
+    BUILD.mkdir(exist_ok=True)
+    lib = BUILD / f"{name}.so"
+    cmd = ["nvcc", "-O3", "-arch=sm_90", "-lineinfo", "-shared", "-Xcompiler", "-fPIC", "-Xptxas", "-v",
+           "-o", str(lib), str(HERE / f"{name}.cu")]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    (BUILD / f"{name}.ptxas.log").write_text(r.stderr)
+    if r.returncode:
+        sys.exit(r.stderr[-3000:])
+    return lib
+
+
+def time_ms(fn, reps=20, warmup=3):
+    for _ in range(warmup):
+        fn()
+    torch.cuda.synchronize()
+    times = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record(); fn(); e.record(); e.synchronize()
+        times.append(s.elapsed_time(e))
+    times.sort()
+    return times[len(times) // 2]
+
+
+def row(*cells):
+    print(" | ".join(str(c) for c in cells), flush=True)
+
+
+def elementwise(lib):
+    f = lib.lab_elementwise
+    f.argtypes = [ctypes.c_int] * 3 + [ctypes.c_void_p] * 3 + [ctypes.c_int64]
+    n = 1 << 28
+    row("op", "dtype", "scheme", "ms", "torch ms", "ratio", "TB/s")
+    for dt_i, dt in enumerate([torch.float32, torch.float16, torch.bfloat16]):
+        a = torch.randn(n, device="cuda", dtype=dt); b = torch.randn(n, device="cuda", dtype=dt)
+        c = torch.empty_like(a)
+        cases = [
+            ("add", 0, lambda: torch.add(a, b, out=c), 3),
+            ("silu", 1, lambda: F.silu(a), 2),
+            ("silu_fast", 2, lambda: F.silu(a), 2),
+            ("silu_bwd", 3, lambda: torch.ops.aten.silu_backward(a, b), 3),
+        ]
+        for name, op, base, tensors in cases:
+            want = base()
+            t_base = time_ms(base)
+            for scheme in range(7):
+                go = lambda: f(op, dt_i, scheme, a.data_ptr(), b.data_ptr(), c.data_ptr(), n)
+                assert go() == 0
+                torch.cuda.synchronize()
+                ok = torch.allclose(c.float(), want.float(), rtol=1e-2, atol=1e-2)
+                t = time_ms(go)
+                row(name, str(dt).split(".")[1], scheme, f"{t:.4f}", f"{t_base:.4f}", f"{t_base / t:.3f}",
+                    f"{tensors * n * a.element_size() / t / 1e9:.2f}" + ("" if ok else " WRONG"))
+        t_copy = time_ms(lambda: c.copy_(a))
+        row("copy", str(dt).split(".")[1], "-", f"{t_copy:.4f}", "", "", f"{2 * n * a.element_size() / t_copy / 1e9:.2f}")
+
+
+GEMM_CFGS = ["128x128x32 w64x32 s3", "+swizzle8", "128x256x32 w64x64 s3", "256x128x32 w64x64 s3",
+             "128x256x32 w64x64 s4", "128x256x64 w64x64 s3", "128x128x32 w64x64 s4", "128x128x64 w64x64 s3",
+             "256x128x64 w64x64 s3", "128x128x64 w64x32 s4"]
+
+
+def gemm(lib):
+    f = lib.lab_gemm
+    f.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 3
+    row("dtype", "M N K", "cfg", "ms", "cuBLAS ms", "ratio", "TFLOP/s", "max err")
+    for dt_i, dt in enumerate([torch.float16, torch.bfloat16]):
+        for (m, n, k) in [(8192, 8192, 8192), (4096, 4096, 4096), (4095, 4097, 1000)]:
+            if k % 8 or n % 8:
+                m, n, k = m, n - n % 8, k - k % 8  # the lab kernel is the 16-byte path only
+            a = torch.randn(m, k, device="cuda", dtype=dt); b = torch.randn(k, n, device="cuda", dtype=dt)
+            c = torch.empty(m, n, device="cuda", dtype=dt)
+            want = a @ b
+            t_base = time_ms(lambda: torch.matmul(a, b), reps=10)
+            for cfg in range(len(GEMM_CFGS)):
+                go = lambda: f(dt_i, cfg, a.data_ptr(), b.data_ptr(), c.data_ptr(), m, n, k)
+                assert go() == 0, cfg
+                torch.cuda.synchronize()
+                err = ((c.float() - want.float()).abs().max() / want.float().abs().max()).item()
+                t = time_ms(go, reps=10)
+                row(str(dt).split(".")[1], f"{m} {n} {k}", GEMM_CFGS[cfg], f"{t:.3f}", f"{t_base:.3f}",
+                    f"{t_base / t:.3f}", f"{2 * m * n * k / t / 1e9:.0f}", f"{err:.1e}")
+
+
+def stencil_csr(side, index_dtype):
+    """7-point stencil on a side^3 grid, built on the GPU."""
+    n = side ** 3
+    idx = torch.arange(n, device="cuda")
+    z, y, x = idx // (side * side), (idx // side) % side, idx % side
+    cols, rows = [], []
+    for dz, dy, dx in [(-1, 0, 0), (0, -1, 0), (0, 0, -1), (0, 0, 0), (0, 0, 1), (0, 1, 0), (1, 0, 0)]:
+        ok = (z + dz >= 0) & (z + dz < side) & (y + dy >= 0) & (y + dy < side) & (x + dx >= 0) & (x + dx < side)
+        rows.append(idx[ok]); cols.append((idx + dz * side * side + dy * side + dx)[ok])
+    return coo_to_csr(torch.cat(rows), torch.cat(cols), n, index_dtype)
+
+
+def coo_to_csr(r, c, n, index_dtype):
+    order = torch.argsort(r * n + c)
+    r, c = r[order], c[order]
+    counts = torch.bincount(r, minlength=n)
+    crow = torch.zeros(n + 1, dtype=torch.int64, device="cuda")
+    crow[1:] = torch.cumsum(counts, 0)
+    vals = torch.rand(r.numel(), device="cuda") - 0.5
+    return torch.sparse_csr_tensor(crow.to(index_dtype), c.to(index_dtype), vals, (n, n))
+
+
+def power_law_csr(n, mean, index_dtype):
+    g = torch.Generator(device="cuda").manual_seed(0)
+    lengths = (torch.rand(n, device="cuda", generator=g).clamp_min(1e-6) ** (-1 / 1.5)).floor().long()
+    lengths = (lengths * mean / lengths.float().mean()).long().clamp(0, n)
+    r = torch.repeat_interleave(torch.arange(n, device="cuda"), lengths)
+    c = torch.randint(0, n, (r.numel(),), device="cuda", generator=g)
+    return coo_to_csr(r, c, n, index_dtype)
+
+
+def uniform_csr(n, per_row, index_dtype):
+    r = torch.arange(n, device="cuda").repeat_interleave(per_row)
+    c = torch.randint(0, n, (r.numel(),), device="cuda")
+    return coo_to_csr(r, c, n, index_dtype)
+
+
+SPMV_SCHEMES = ["row/thread", "vector2", "vector4", "vector8", "split256x8", "split256x4", "split128x8", "split256x16"]
+
+
+def spmv(lib):
+    f = lib.lab_spmv
+    f.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 5 + [ctypes.c_int64] * 2
+    row("matrix", "index", "scheme", "ms", "cuSPARSE ms", "ratio", "ok")
+    mats = [("stencil256", lambda d: stencil_csr(256, d)), ("powerlaw4M", lambda d: power_law_csr(1 << 22, 8, d)),
+            ("uniform1Mx32", lambda d: uniform_csr(1 << 20, 32, d))]
+    for name, make in mats:
+        for index_dtype in (torch.int32, torch.int64):
+            A = make(index_dtype)
+            rows, nnz = A.shape[0], A._nnz()
+            x = torch.randn(A.shape[1], device="cuda"); y = torch.empty(rows, device="cuda")
+            want = torch.mv(A, x)
+            t_base = time_ms(lambda: torch.mv(A, x))
+            crow, col, val = A.crow_indices(), A.col_indices(), A.values()
+            for s in range(len(SPMV_SCHEMES)):
+                go = lambda: f(int(index_dtype == torch.int64), s, crow.data_ptr(), col.data_ptr(), val.data_ptr(),
+                               x.data_ptr(), y.data_ptr(), rows, nnz)
+                assert go() == 0
+                torch.cuda.synchronize()
+                ok = torch.allclose(y, want, rtol=1e-3, atol=1e-3)
+                t = time_ms(go)
+                row(f"{name} ({nnz / 1e6:.0f}M nnz)", str(index_dtype).split(".")[1], SPMV_SCHEMES[s], f"{t:.4f}",
+                    f"{t_base:.4f}", f"{t_base / t:.3f}", ok)
+            del A
+
+
+FAMILIES = {"elementwise": elementwise, "gemm": gemm, "spmv": spmv}
+
+if __name__ == "__main__":
+    names = sys.argv[1:] or list(FAMILIES)
+    print(torch.cuda.get_device_name(), torch.__version__, flush=True)
+    with ThreadPoolExecutor(len(names)) as pool:
+        libs = dict(zip(names, pool.map(build, names)))
+    for name in names:
+        print(f"\n## {name}", flush=True)
+        FAMILIES[name](ctypes.CDLL(str(libs[name])))
