@@ -20,6 +20,8 @@ BUILD = Path(os.environ.get("LAB_BUILD", "/tmp/lab"))
 def build(name: str) -> ctypes.CDLL:
     BUILD.mkdir(exist_ok=True)
     lib = BUILD / f"{name}.so"
+    if lib.exists() and lib.stat().st_mtime > (HERE / f"{name}.cu").stat().st_mtime:
+        return lib
     cmd = ["nvcc", "-O3", "-arch=sm_90", "-lineinfo", "-shared", "-Xcompiler", "-fPIC", "-Xptxas", "-v",
            "-o", str(lib), str(HERE / f"{name}.cu")]
     r = subprocess.run(cmd, capture_output=True, text=True)
@@ -75,9 +77,9 @@ def elementwise(lib):
         row("copy", str(dt).split(".")[1], "-", f"{t_copy:.4f}", "", "", f"{2 * n * a.element_size() / t_copy / 1e9:.2f}")
 
 
-GEMM_CFGS = ["128x128x32 w64x32 s3", "+swizzle8", "128x256x32 w64x64 s3", "256x128x32 w64x64 s3",
-             "128x256x32 w64x64 s4", "128x256x64 w64x64 s3", "128x128x32 w64x64 s4", "128x128x64 w64x64 s3",
-             "256x128x64 w64x64 s3", "128x128x64 w64x32 s4"]
+GEMM_CFGS = ["128x128x32 w64x32 s3 (now)", "128x128x32 w64x64 s4 g8", "128x128x32 w64x64 s4 g0",
+             "128x128x32 w64x64 s4 g8 db", "128x128x64 w64x64 s3 g8 db", "128x128x32 w64x64 s5 g8 db",
+             "128x256x32 w64x64 s4 g8 db", "128x128x64 w64x64 s3 g8"]
 
 
 def gemm(lib):
@@ -139,12 +141,13 @@ def uniform_csr(n, per_row, index_dtype):
     return coo_to_csr(r, c, n, index_dtype)
 
 
-SPMV_SCHEMES = ["row/thread", "vector2", "vector4", "vector8", "split256x8", "split256x4", "split128x8", "split256x16"]
+SPMV_SCHEMES = ["row/thread", "vector2", "vector4", "vector8", "split256x8", "split128x8",
+                "split2 128x8", "split2 256x8", "split2 256x4", "split2 128x16", "split2 256x8 serial16"]
 
 
 def spmv(lib):
     f = lib.lab_spmv
-    f.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 5 + [ctypes.c_int64] * 2
+    f.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 5 + [ctypes.c_int64] * 2 + [ctypes.c_void_p]
     row("matrix", "index", "scheme", "ms", "cuSPARSE ms", "ratio", "ok")
     mats = [("stencil256", lambda d: stencil_csr(256, d)), ("powerlaw4M", lambda d: power_law_csr(1 << 22, 8, d)),
             ("uniform1Mx32", lambda d: uniform_csr(1 << 20, 32, d))]
@@ -156,11 +159,13 @@ def spmv(lib):
             want = torch.mv(A, x)
             t_base = time_ms(lambda: torch.mv(A, x))
             crow, col, val = A.crow_indices(), A.col_indices(), A.values()
+            scratch = torch.empty(12 * (nnz // 512 + 1), dtype=torch.uint8, device='cuda')
             for s in range(len(SPMV_SCHEMES)):
                 go = lambda: f(int(index_dtype == torch.int64), s, crow.data_ptr(), col.data_ptr(), val.data_ptr(),
-                               x.data_ptr(), y.data_ptr(), rows, nnz)
+                               x.data_ptr(), y.data_ptr(), rows, nnz, scratch.data_ptr())
                 assert go() == 0
                 torch.cuda.synchronize()
+                y.fill_(float('nan')); go(); torch.cuda.synchronize()
                 ok = torch.allclose(y, want, rtol=1e-3, atol=1e-3)
                 t = time_ms(go)
                 row(f"{name} ({nnz / 1e6:.0f}M nnz)", str(index_dtype).split(".")[1], SPMV_SCHEMES[s], f"{t:.4f}",
@@ -168,13 +173,27 @@ def spmv(lib):
             del A
 
 
-FAMILIES = {"elementwise": elementwise, "gemm": gemm, "spmv": spmv}
+def gemm_once(lib):
+    """One launch of each GEMM config at 4096^3, fp16 then bf16: the thing to run under ncu."""
+    f = lib.lab_gemm
+    f.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 3
+    cfgs = [int(c) for c in os.environ.get("LAB_CFGS", "1").split(",")]
+    for dt_i, dt in enumerate([torch.float16, torch.bfloat16]):
+        a = torch.randn(4096, 4096, device="cuda", dtype=dt); b = torch.randn(4096, 4096, device="cuda", dtype=dt)
+        c = torch.empty(4096, 4096, device="cuda", dtype=dt)
+        for cfg in cfgs:
+            f(dt_i, cfg, a.data_ptr(), b.data_ptr(), c.data_ptr(), 4096, 4096, 4096)
+    torch.cuda.synchronize()
+
+
+FAMILIES = {"elementwise": elementwise, "gemm": gemm, "spmv": spmv, "gemm_once": gemm_once}
 
 if __name__ == "__main__":
     names = sys.argv[1:] or list(FAMILIES)
     print(torch.cuda.get_device_name(), torch.__version__, flush=True)
+    sources = {name: name.split("_")[0] for name in names}
     with ThreadPoolExecutor(len(names)) as pool:
-        libs = dict(zip(names, pool.map(build, names)))
+        libs = dict(zip(names, pool.map(build, sources.values())))
     for name in names:
         print(f"\n## {name}", flush=True)
         FAMILIES[name](ctypes.CDLL(str(libs[name])))

@@ -67,8 +67,84 @@ __global__ void __launch_bounds__(kThreads) spmv_split(const I* crow, const I* c
   }
 }
 
+
+// Nonzero split without a memset: each row is owned by the chunk where it starts, which
+// stores it; the one row a chunk continues from earlier chunks leaves its partial sum in
+// carry[], which a second tiny kernel adds. Short rows are summed by one thread each,
+// rows with more than kSerial nonzeros in the chunk by a warp.
 template <typename I>
-int run(int scheme, const void* crow, const void* col, const float* val, const float* x, float* y, int64_t rows, int64_t nnz) {
+__device__ __forceinline__ int64_t first_row(const I* crow, int64_t rows, int64_t nz0) {
+  // smallest r with crow[r + 1] > nz0 or crow[r] >= nz0 (monotone in r)
+  int64_t lo = 0, hi = rows - 1;
+  while (lo < hi) { int64_t mid = (lo + hi) / 2; if (crow[mid + 1] > nz0 || crow[mid] >= nz0) hi = mid; else lo = mid + 1; }
+  return lo;
+}
+template <typename I>
+__device__ __forceinline__ int64_t last_row(const I* crow, int64_t rows, int64_t nz1) {
+  // largest r with crow[r] < nz1
+  int64_t lo = 0, hi = rows - 1;
+  while (lo < hi) { int64_t mid = (lo + hi + 1) / 2; if (crow[mid] < nz1) lo = mid; else hi = mid - 1; }
+  return lo;
+}
+
+template <typename I, int kThreads, int kPerThread, int kSerial>
+__global__ void __launch_bounds__(kThreads) spmv_split2(const I* crow, const I* col, const float* val, const float* x,
+                                                        float* y, int64_t* carry_row, float* carry_val, int64_t rows,
+                                                        int64_t nnz) {
+  constexpr int C = kThreads * kPerThread;
+  __shared__ float prod[C];
+  __shared__ int64_t bounds[2];
+  __shared__ int64_t long_rows[kThreads];
+  __shared__ int n_long;
+  const int64_t nz0 = int64_t{blockIdx.x} * C;
+  const int64_t nz1 = nz0 + C < nnz ? nz0 + C : nnz;
+  const bool last_chunk = blockIdx.x + 1 == gridDim.x;
+  if (threadIdx.x == 0) { bounds[0] = first_row(crow, rows, nz0); n_long = 0; carry_row[blockIdx.x] = -1; }
+  if (threadIdx.x == 32) bounds[1] = last_chunk ? rows - 1 : last_row(crow, rows, nz1);
+#pragma unroll
+  for (int e = 0; e < kPerThread; ++e) {
+    const int64_t i = nz0 + e * kThreads + threadIdx.x;
+    prod[e * kThreads + threadIdx.x] = i < nz1 ? val[i] * __ldg(x + col[i]) : 0.f;
+  }
+  __syncthreads();
+  const int64_t r_first = bounds[0], r_last = bounds[1];
+  for (int64_t r = r_first + threadIdx.x; r <= r_last; r += kThreads) {
+    const int64_t begin = crow[r], end = crow[r + 1];
+    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
+    if (hi - lo > kSerial) { long_rows[atomicAdd(&n_long, 1)] = r; continue; }
+    float s = 0.f;
+    for (int64_t i = lo; i < hi; ++i) s += prod[i];
+    if (begin >= nz0) y[r] = s; else { carry_row[blockIdx.x] = r; carry_val[blockIdx.x] = s; }
+  }
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int w = warp; w < n_long; w += kThreads / 32) {
+    const int64_t r = long_rows[w];
+    const int64_t begin = crow[r], end = crow[r + 1];
+    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
+    float s = 0.f;
+    for (int64_t i = lo + lane; i < hi; i += 32) s += prod[i];
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
+    if (lane == 0) { if (begin >= nz0) y[r] = s; else { carry_row[blockIdx.x] = r; carry_val[blockIdx.x] = s; } }
+  }
+}
+
+__global__ void add_carries(const int64_t* carry_row, const float* carry_val, float* y, int64_t chunks) {
+  const int64_t b = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (b < chunks && carry_row[b] >= 0) atomicAdd(y + carry_row[b], carry_val[b]);
+}
+
+template <typename I, int T, int P, int S>
+void split2(const I* c, const I* k, const float* val, const float* x, float* y, int64_t rows, int64_t nnz, void* scratch) {
+  const int64_t chunks = (nnz + T * P - 1) / (T * P);
+  int64_t* carry_row = (int64_t*)scratch; float* carry_val = (float*)(carry_row + chunks);
+  spmv_split2<I, T, P, S><<<(unsigned)chunks, T>>>(c, k, val, x, y, carry_row, carry_val, rows, nnz);
+  add_carries<<<(unsigned)((chunks + 255) / 256), 256>>>(carry_row, carry_val, y, chunks);
+}
+
+template <typename I>
+int run(int scheme, const void* crow, const void* col, const float* val, const float* x, float* y, int64_t rows, int64_t nnz, void* scratch) {
   const I* c = (const I*)crow; const I* k = (const I*)col;
   switch (scheme) {
     case 0: spmv_row_per_thread<I><<<(unsigned)((rows + 255) / 256), 256>>>(c, k, val, x, y, rows); break;
@@ -76,14 +152,17 @@ int run(int scheme, const void* crow, const void* col, const float* val, const f
     case 2: spmv_vector<I, 4><<<(unsigned)((rows * 4 + 255) / 256), 256>>>(c, k, val, x, y, rows); break;
     case 3: spmv_vector<I, 8><<<(unsigned)((rows * 8 + 255) / 256), 256>>>(c, k, val, x, y, rows); break;
     case 4: cudaMemsetAsync(y, 0, rows * 4); spmv_split<I, 256, 8><<<(unsigned)((nnz + 2047) / 2048), 256>>>(c, k, val, x, y, rows, nnz); break;
-    case 5: cudaMemsetAsync(y, 0, rows * 4); spmv_split<I, 256, 4><<<(unsigned)((nnz + 1023) / 1024), 256>>>(c, k, val, x, y, rows, nnz); break;
-    case 6: cudaMemsetAsync(y, 0, rows * 4); spmv_split<I, 128, 8><<<(unsigned)((nnz + 1023) / 1024), 128>>>(c, k, val, x, y, rows, nnz); break;
-    case 7: cudaMemsetAsync(y, 0, rows * 4); spmv_split<I, 256, 16><<<(unsigned)((nnz + 4095) / 4096), 256>>>(c, k, val, x, y, rows, nnz); break;
+    case 5: cudaMemsetAsync(y, 0, rows * 4); spmv_split<I, 128, 8><<<(unsigned)((nnz + 1023) / 1024), 128>>>(c, k, val, x, y, rows, nnz); break;
+    case 6: split2<I, 128, 8, 32>(c, k, val, x, y, rows, nnz, scratch); break;
+    case 7: split2<I, 256, 8, 32>(c, k, val, x, y, rows, nnz, scratch); break;
+    case 8: split2<I, 256, 4, 32>(c, k, val, x, y, rows, nnz, scratch); break;
+    case 9: split2<I, 128, 16, 32>(c, k, val, x, y, rows, nnz, scratch); break;
+    case 10: split2<I, 256, 8, 16>(c, k, val, x, y, rows, nnz, scratch); break;
   }
   return (int)cudaGetLastError();
 }
 
 extern "C" int lab_spmv(int index64, int scheme, const void* crow, const void* col, const float* val, const float* x,
-                        float* y, int64_t rows, int64_t nnz) {
-  return index64 ? run<int64_t>(scheme, crow, col, val, x, y, rows, nnz) : run<int>(scheme, crow, col, val, x, y, rows, nnz);
+                        float* y, int64_t rows, int64_t nnz, void* scratch) {
+  return index64 ? run<int64_t>(scheme, crow, col, val, x, y, rows, nnz, scratch) : run<int>(scheme, crow, col, val, x, y, rows, nnz, scratch);
 }
