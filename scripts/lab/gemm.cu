@@ -42,7 +42,38 @@ __device__ __forceinline__ void load(T* as, T* bs, const T* a, const T* b, int64
   }
 }
 
-template <typename T, int BM, int BN, int BK, int WM, int WN, int S, int MinBlocks, int Group, bool DB = false>
+
+// Copy descriptors computed once per thread: where each of its 16-byte pieces of the A and B
+// tiles comes from and goes to. Per k-tile only the K test and a pointer bump remain.
+template <typename T, int BM, int BN, int BK, int kThreads, int kLdA, int kLdB>
+struct TileLoader {
+  static constexpr int kA = BM * BK / 8 / kThreads, kB = BK * BN / 8 / kThreads;
+  const T* a_src[kA]; int a_dst[kA]; int a_col[kA]; bool a_row_ok[kA];
+  const T* b_src[kB]; int b_dst[kB]; int b_row[kB]; bool b_col_ok[kB];
+  __device__ TileLoader(const T* a, const T* b, int64_t m, int64_t n, int64_t k, int64_t r0, int64_t c0) {
+#pragma unroll
+    for (int i = 0; i < kA; ++i) {
+      const int t = threadIdx.x + i * kThreads, r = t / (BK / 8), c = (t % (BK / 8)) * 8;
+      a_row_ok[i] = r0 + r < m; a_col[i] = c; a_dst[i] = r * kLdA + c;
+      a_src[i] = a + (a_row_ok[i] ? (r0 + r) * k : 0) + c;
+    }
+#pragma unroll
+    for (int i = 0; i < kB; ++i) {
+      const int t = threadIdx.x + i * kThreads, r = t / (BN / 8), c = (t % (BN / 8)) * 8;
+      b_col_ok[i] = c0 + c < n; b_row[i] = r; b_dst[i] = r * kLdB + c;
+      b_src[i] = b + r * n + (b_col_ok[i] ? c0 + c : 0);
+    }
+  }
+  // Stage the tile at k0, then advance the sources by BK.
+  __device__ __forceinline__ void load(T* as, T* bs, int64_t k, int64_t n, int64_t k0) {
+#pragma unroll
+    for (int i = 0; i < kA; ++i) { const bool v = a_row_ok[i] && k0 + a_col[i] < k; cp16(as + a_dst[i], v ? a_src[i] : a_src[i] - a_col[i] - k0, v); a_src[i] += BK; }
+#pragma unroll
+    for (int i = 0; i < kB; ++i) { const bool v = b_col_ok[i] && k0 + b_row[i] < k; cp16(bs + b_dst[i], v ? b_src[i] : b_src[i] - (k0 + b_row[i]) * n, v); b_src[i] += int64_t{BK} * n; }
+  }
+};
+
+template <typename T, int BM, int BN, int BK, int WM, int WN, int S, int MinBlocks, int Group, bool DB = false, bool IT = false>
 __global__ void __launch_bounds__(Cfg<BM, BN, BK, WM, WN, S>::kThreads, MinBlocks)
 gemm(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, int64_t m, int64_t n, int64_t k) {
   using C = Cfg<BM, BN, BK, WM, WN, S>;
@@ -71,16 +102,21 @@ gemm(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, int64_
 #pragma unroll
     for (int j = 0; j < C::FN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
   const int64_t kt_n = (k + BK - 1) / BK;
+  TileLoader<T, BM, BN, BK, C::kThreads, C::kLdA, C::kLdB> loader(a, b, m, n, k, r0, c0);
+  auto stage = [&](int s, int64_t k0) {
+    if constexpr (IT) loader.load(smem + s * C::kStage, smem + s * C::kStage + BM * C::kLdA, k, n, k0);
+    else load<T, C, S, BM, BN, BK>(smem + s * C::kStage, smem + s * C::kStage + BM * C::kLdA, a, b, m, n, k, r0, c0, k0);
+  };
 #pragma unroll
   for (int s = 0; s < S - 1; ++s) {
-    if (s < kt_n) load<T, C, S, BM, BN, BK>(smem + s * C::kStage, smem + s * C::kStage + BM * C::kLdA, a, b, m, n, k, r0, c0, s * BK);
+    if (s < kt_n) stage(s, s * BK);
     commit();
   }
   for (int64_t kt = 0; kt < kt_n; ++kt) {
     wait<S - 2>();
     __syncthreads();
     const int64_t nx = kt + S - 1;
-    if (nx < kt_n) { int s = nx % S; load<T, C, S, BM, BN, BK>(smem + s * C::kStage, smem + s * C::kStage + BM * C::kLdA, a, b, m, n, k, r0, c0, nx * BK); }
+    if (nx < kt_n) stage(nx % S, nx * BK);
     commit();
     const T* as = smem + (kt % S) * C::kStage;
     const T* bs = as + BM * C::kLdA;
@@ -146,10 +182,10 @@ gemm(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ c, int64_
     }
 }
 
-template <typename T, int BM, int BN, int BK, int WM, int WN, int S, int MB, int G, bool DB = false>
+template <typename T, int BM, int BN, int BK, int WM, int WN, int S, int MB, int G, bool DB = false, bool IT = false>
 int launch(const void* a, const void* b, void* c, int64_t m, int64_t n, int64_t k) {
   using C = Cfg<BM, BN, BK, WM, WN, S>;
-  auto kern = gemm<T, BM, BN, BK, WM, WN, S, MB, G, DB>;
+  auto kern = gemm<T, BM, BN, BK, WM, WN, S, MB, G, DB, IT>;
   cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)C::kSmem);
   int64_t blocks = ((m + BM - 1) / BM) * ((n + BN - 1) / BN);
   kern<<<(unsigned)blocks, C::kThreads, C::kSmem, 0>>>((const T*)a, (const T*)b, (T*)c, m, n, k);
@@ -159,14 +195,12 @@ int launch(const void* a, const void* b, void* c, int64_t m, int64_t n, int64_t 
 template <typename T>
 int dispatch(int cfg, const void* a, const void* b, void* c, int64_t m, int64_t n, int64_t k) {
   switch (cfg) {
-    case 0: return launch<T, 128, 128, 32, 64, 32, 3, 2, 0>(a, b, c, m, n, k);          // current template
-    case 1: return launch<T, 128, 128, 32, 64, 64, 4, 2, 8>(a, b, c, m, n, k);          // lab 1 best
-    case 2: return launch<T, 128, 128, 32, 64, 64, 4, 2, 0>(a, b, c, m, n, k);          // no swizzle
-    case 3: return launch<T, 128, 128, 32, 64, 64, 4, 2, 8, true>(a, b, c, m, n, k);    // + frag double buffer
-    case 4: return launch<T, 128, 128, 64, 64, 64, 3, 2, 8, true>(a, b, c, m, n, k);
-    case 5: return launch<T, 128, 128, 32, 64, 64, 5, 2, 8, true>(a, b, c, m, n, k);
-    case 6: return launch<T, 128, 256, 32, 64, 64, 4, 1, 8, true>(a, b, c, m, n, k);
-    case 7: return launch<T, 128, 128, 64, 64, 64, 3, 2, 8>(a, b, c, m, n, k);          // lab 1 best (BK 64)
+    case 0: return launch<T, 128, 128, 32, 64, 32, 3, 2, 0>(a, b, c, m, n, k);                 // template now
+    case 1: return launch<T, 128, 128, 64, 64, 64, 3, 2, 0>(a, b, c, m, n, k);                 // lab 2 best
+    case 2: return launch<T, 128, 128, 64, 64, 64, 3, 2, 0, false, true>(a, b, c, m, n, k);    // + loader
+    case 3: return launch<T, 128, 128, 32, 64, 64, 4, 2, 0, false, true>(a, b, c, m, n, k);
+    case 4: return launch<T, 128, 128, 64, 64, 64, 3, 2, 0, true, true>(a, b, c, m, n, k);
+    case 5: return launch<T, 128, 256, 64, 64, 64, 3, 1, 0, false, true>(a, b, c, m, n, k);
   }
   return -1;
 }

@@ -77,9 +77,8 @@ def elementwise(lib):
         row("copy", str(dt).split(".")[1], "-", f"{t_copy:.4f}", "", "", f"{2 * n * a.element_size() / t_copy / 1e9:.2f}")
 
 
-GEMM_CFGS = ["128x128x32 w64x32 s3 (now)", "128x128x32 w64x64 s4 g8", "128x128x32 w64x64 s4 g0",
-             "128x128x32 w64x64 s4 g8 db", "128x128x64 w64x64 s3 g8 db", "128x128x32 w64x64 s5 g8 db",
-             "128x256x32 w64x64 s4 g8 db", "128x128x64 w64x64 s3 g8"]
+GEMM_CFGS = ["128x128x32 w64x32 s3 (now)", "128x128x64 w64x64 s3", "128x128x64 w64x64 s3 loader",
+             "128x128x32 w64x64 s4 loader", "128x128x64 w64x64 s3 loader db", "128x256x64 w64x64 s3 loader"]
 
 
 def gemm(lib):
@@ -141,8 +140,8 @@ def uniform_csr(n, per_row, index_dtype):
     return coo_to_csr(r, c, n, index_dtype)
 
 
-SPMV_SCHEMES = ["row/thread", "vector2", "vector4", "vector8", "split256x8", "split128x8",
-                "split2 128x8", "split2 256x8", "split2 256x4", "split2 128x16", "split2 256x8 serial16"]
+SPMV_SCHEMES = ["row/thread", "vector2", "vector4", "vector8", "split256x8", "split128x8", "split2 128x16",
+                "split3 128x16 s8", "split3 128x8 s8", "split3 256x8 s8", "split3 128x16 s16", "split3 256x16 s8"]
 
 
 def spmv(lib):
@@ -159,7 +158,7 @@ def spmv(lib):
             want = torch.mv(A, x)
             t_base = time_ms(lambda: torch.mv(A, x))
             crow, col, val = A.crow_indices(), A.col_indices(), A.values()
-            scratch = torch.empty(12 * (nnz // 512 + 1), dtype=torch.uint8, device='cuda')
+            scratch = torch.empty(20 * (nnz // 512 + 2), dtype=torch.uint8, device='cuda')
             for s in range(len(SPMV_SCHEMES)):
                 go = lambda: f(int(index_dtype == torch.int64), s, crow.data_ptr(), col.data_ptr(), val.data_ptr(),
                                x.data_ptr(), y.data_ptr(), rows, nnz, scratch.data_ptr())

@@ -143,6 +143,92 @@ void split2(const I* c, const I* k, const float* val, const float* x, float* y, 
   add_carries<<<(unsigned)((chunks + 255) / 256), 256>>>(carry_row, carry_val, y, chunks);
 }
 
+// split3: the chunks' first rows come from a small partition kernel (a guess from the mean
+// row length, then a galloping search: 1-2 steps on regular matrices) instead of a binary
+// search at the start of every block; rows with at most kSerial nonzeros in the chunk are
+// summed by one thread, longer ones by a warp (no 32-way bank conflicts on 32-long rows).
+template <typename I>
+__device__ __forceinline__ bool starts_at_or_after(const I* crow, int64_t r, int64_t nz) {
+  return crow[r + 1] > nz || crow[r] >= nz;  // row r reaches nz, or is an empty row at nz or later
+}
+template <typename I>
+__global__ void partition_rows(const I* crow, int64_t rows, int64_t nnz, int64_t chunk, int64_t chunks, int64_t* first) {
+  const int64_t b = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (b >= chunks) return;
+  const int64_t nz = b * chunk;
+  // smallest r with starts_at_or_after(r, nz); monotone in r
+  int64_t guess = static_cast<int64_t>(static_cast<double>(nz) / static_cast<double>(nnz) * rows);
+  guess = guess < rows - 1 ? guess : rows - 1;
+  int64_t lo, hi;  // answer in [lo, hi]
+  if (starts_at_or_after(crow, guess, nz)) {
+    hi = guess; int64_t step = 1;
+    lo = guess - step;
+    while (lo > 0 && starts_at_or_after(crow, lo, nz)) { hi = lo; step *= 2; lo = hi - step; }
+    lo = lo < 0 ? 0 : lo;
+  } else {
+    lo = guess + 1; int64_t step = 1;
+    hi = guess + step;
+    while (hi < rows - 1 && !starts_at_or_after(crow, hi, nz)) { lo = hi + 1; step *= 2; hi = lo + step; }
+    hi = hi < rows - 1 ? hi : rows - 1;
+  }
+  while (lo < hi) { int64_t mid = (lo + hi) / 2; if (starts_at_or_after(crow, mid, nz)) hi = mid; else lo = mid + 1; }
+  first[b] = lo;
+}
+
+template <typename I, int kThreads, int kPerThread, int kSerial>
+__global__ void __launch_bounds__(kThreads) spmv_split3(const I* crow, const I* col, const float* val, const float* x,
+                                                        float* y, const int64_t* first, int64_t* carry_row,
+                                                        float* carry_val, int64_t rows, int64_t nnz) {
+  constexpr int C = kThreads * kPerThread;
+  __shared__ float prod[C];
+  __shared__ int64_t long_rows[kThreads];
+  __shared__ int n_long;
+  const int64_t nz0 = int64_t{blockIdx.x} * C;
+  const int64_t nz1 = nz0 + C < nnz ? nz0 + C : nnz;
+  const int64_t r_first = first[blockIdx.x];
+  int64_t r_last = rows - 1;
+  if (blockIdx.x + 1 < gridDim.x) {
+    const int64_t next = first[blockIdx.x + 1];
+    r_last = crow[next] < nz1 ? next : next - 1;
+  }
+  if (threadIdx.x == 0) { n_long = 0; carry_row[blockIdx.x] = -1; }
+#pragma unroll
+  for (int e = 0; e < kPerThread; ++e) {
+    const int64_t i = nz0 + e * kThreads + threadIdx.x;
+    prod[e * kThreads + threadIdx.x] = i < nz1 ? val[i] * __ldg(x + col[i]) : 0.f;
+  }
+  __syncthreads();
+  for (int64_t r = r_first + threadIdx.x; r <= r_last; r += kThreads) {
+    const int64_t begin = crow[r], end = crow[r + 1];
+    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
+    if (hi - lo > kSerial) { long_rows[atomicAdd(&n_long, 1)] = r; continue; }
+    float s = 0.f;
+    for (int64_t i = lo; i < hi; ++i) s += prod[i];
+    if (begin >= nz0) y[r] = s; else { carry_row[blockIdx.x] = r; carry_val[blockIdx.x] = s; }
+  }
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int w = warp; w < n_long; w += kThreads / 32) {
+    const int64_t r = long_rows[w];
+    const int64_t begin = crow[r], end = crow[r + 1];
+    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
+    float s = 0.f;
+    for (int64_t i = lo + lane; i < hi; i += 32) s += prod[i];
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
+    if (lane == 0) { if (begin >= nz0) y[r] = s; else { carry_row[blockIdx.x] = r; carry_val[blockIdx.x] = s; } }
+  }
+}
+
+template <typename I, int T, int P, int S>
+void split3(const I* c, const I* k, const float* val, const float* x, float* y, int64_t rows, int64_t nnz, void* scratch) {
+  const int64_t chunks = (nnz + T * P - 1) / (T * P);
+  int64_t* first = (int64_t*)scratch; int64_t* carry_row = first + chunks; float* carry_val = (float*)(carry_row + chunks);
+  partition_rows<I><<<(unsigned)((chunks + 127) / 128), 128>>>(c, rows, nnz, T * P, chunks, first);
+  spmv_split3<I, T, P, S><<<(unsigned)chunks, T>>>(c, k, val, x, y, first, carry_row, carry_val, rows, nnz);
+  add_carries<<<(unsigned)((chunks + 255) / 256), 256>>>(carry_row, carry_val, y, chunks);
+}
+
 template <typename I>
 int run(int scheme, const void* crow, const void* col, const float* val, const float* x, float* y, int64_t rows, int64_t nnz, void* scratch) {
   const I* c = (const I*)crow; const I* k = (const I*)col;
@@ -153,11 +239,12 @@ int run(int scheme, const void* crow, const void* col, const float* val, const f
     case 3: spmv_vector<I, 8><<<(unsigned)((rows * 8 + 255) / 256), 256>>>(c, k, val, x, y, rows); break;
     case 4: cudaMemsetAsync(y, 0, rows * 4); spmv_split<I, 256, 8><<<(unsigned)((nnz + 2047) / 2048), 256>>>(c, k, val, x, y, rows, nnz); break;
     case 5: cudaMemsetAsync(y, 0, rows * 4); spmv_split<I, 128, 8><<<(unsigned)((nnz + 1023) / 1024), 128>>>(c, k, val, x, y, rows, nnz); break;
-    case 6: split2<I, 128, 8, 32>(c, k, val, x, y, rows, nnz, scratch); break;
-    case 7: split2<I, 256, 8, 32>(c, k, val, x, y, rows, nnz, scratch); break;
-    case 8: split2<I, 256, 4, 32>(c, k, val, x, y, rows, nnz, scratch); break;
-    case 9: split2<I, 128, 16, 32>(c, k, val, x, y, rows, nnz, scratch); break;
-    case 10: split2<I, 256, 8, 16>(c, k, val, x, y, rows, nnz, scratch); break;
+    case 6: split2<I, 128, 16, 32>(c, k, val, x, y, rows, nnz, scratch); break;
+    case 7: split3<I, 128, 16, 8>(c, k, val, x, y, rows, nnz, scratch); break;
+    case 8: split3<I, 128, 8, 8>(c, k, val, x, y, rows, nnz, scratch); break;
+    case 9: split3<I, 256, 8, 8>(c, k, val, x, y, rows, nnz, scratch); break;
+    case 10: split3<I, 128, 16, 16>(c, k, val, x, y, rows, nnz, scratch); break;
+    case 11: split3<I, 256, 16, 8>(c, k, val, x, y, rows, nnz, scratch); break;
   }
   return (int)cudaGetLastError();
 }
