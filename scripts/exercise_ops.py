@@ -44,6 +44,18 @@ def main() -> None:
                 size=(len(lengths), cols),
             ).to(cuda)
             ops.csr_spmv(a, torch.randn(cols, device=cuda))
+            # Many chunks of short and empty rows: partition, carries across chunk edges.
+            generator = torch.Generator().manual_seed(0)
+            short = torch.randint(0, 4, (6000,), generator=generator) * torch.randint(0, 2, (6000,), generator=generator)
+            short_crow = torch.zeros(6001, dtype=torch.int64)
+            short_crow[1:] = short.cumsum(0)
+            short_a = torch.sparse_csr_tensor(
+                short_crow.to(index_dtype),
+                torch.randint(0, cols, (int(short.sum()),), generator=generator).to(index_dtype),
+                torch.randn(int(short.sum())),
+                size=(6000, cols),
+            ).to(cuda)
+            ops.csr_spmv(short_a, torch.randn(cols, device=cuda))
             for k in (1, 3, 16, 40):
                 ops.csr_spmm(a, torch.randn(cols, k, device=cuda))
     if hasattr(ops, "wmma_gemm"):

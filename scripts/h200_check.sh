@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The GPU verification run, in one call on the device machine (see PERFORMANCE.md):
 # generate a project with every reference kernel, build it for sm_90, run its whole test
-# suite with CUDA, run memcheck and racecheck over every op, and run each benchmark once.
+# suite with CUDA, run memcheck, racecheck and initcheck over every op, and run the benchmarks.
 # Logs go to $OUT (default ./out); the benchmark tables are printed last.
 set -euo pipefail
 export PYTHONUNBUFFERED=1
@@ -31,13 +31,14 @@ ldd h200ops/_C*.so | grep -E "stdc\+\+" || echo "no shared libstdc++ in ldd"
 python3 -m pytest -q -ra -p no:cacheprovider ${PYTEST_ARGS:-} > "$OUT/pytest.log" 2>&1 || echo "pytest: FAILED"
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" | tail -25
 
-for tool in memcheck racecheck; do
+for tool in memcheck racecheck initcheck; do
     compute-sanitizer --tool "$tool" --error-exitcode 99 python3 "$REPO/scripts/exercise_ops.py" h200ops \
         > "$OUT/sanitizer_$tool.log" 2>&1 && echo "compute-sanitizer $tool: clean" \
         || { echo "compute-sanitizer $tool: FAILED"; tail -30 "$OUT/sanitizer_$tool.log"; }
 done
 
-for bench in benchmarks/bench_*.py; do
-    python3 "$bench" >> "$OUT/bench.log" 2>&1 || echo "$bench: FAILED"
-done
+plot=()
+python3 -c "import matplotlib" 2> /dev/null && plot=(--plot "$OUT/bench.png")
+python3 -m benchmarks --json "$OUT/bench.json" "${plot[@]}" > "$OUT/bench.log" 2> "$OUT/bench_progress.log" \
+    || { echo "benchmarks: FAILED"; tail -20 "$OUT/bench_progress.log"; }
 cat "$OUT/bench.log"
