@@ -36,20 +36,22 @@ def load(path: Path):
 
 
 def write_plot(rows: list[Row], path: Path) -> None:
-    """One horizontal bar per row: the ratio to the baseline, with 1.0 marked."""
+    """One horizontal bar per row: the ratio to its baseline, on a log axis around 1.0."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only: no display needed
     import matplotlib.pyplot as plt
-    labels = [f"{r.op} {r.dtype} {r.case}" for r in rows]
+    labels = [f"{r.op} {r.dtype} {r.case} vs {r.baseline}" for r in rows]
     ratios = [r.ratio for r in rows]
-    fig, ax = plt.subplots(figsize=(9, 0.28 * len(rows) + 1.2))
+    fig, ax = plt.subplots(figsize=(10, 0.22 * len(rows) + 1.2))
     colors = ["tab:green" if ratio >= 1 else "tab:red" for ratio in ratios]
-    ax.barh(range(len(rows)), ratios, color=colors)
+    # Bars grow from 1.0: right (faster than the baseline) or left (slower).
+    ax.barh(range(len(rows)), [ratio - 1 for ratio in ratios], left=1, color=colors)
     ax.axvline(1.0, color="black", linewidth=1)
+    ax.set_xscale("log")  # 0.5x and 2x equally far from 1; a 200x row does not flatten the rest
     ax.set_yticks(range(len(rows)), labels, fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlabel("speed vs PyTorch baseline (baseline time / ours; > 1 is faster)")
+    ax.set_ylim(len(rows) - 0.5, -0.5)  # first row on top, no empty margin
+    ax.set_xlabel("speed vs baseline (baseline time / ours; > 1 is faster; log scale)")
     for y, ratio in enumerate(ratios):
         ax.text(ratio, y, f" {ratio:.2f}x", va="center", fontsize=7)
     fig.tight_layout()
