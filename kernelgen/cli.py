@@ -61,21 +61,23 @@ def _report(result: GenerationResult, verb: str) -> None:
         click.echo(f"  {text}{_STATUS_NOTE[status[path]] if path else ''}")
 
 
-def _next_steps(result: GenerationResult, cd: bool) -> None:
+def _next_steps(result: GenerationResult, new: bool) -> None:
+    """The commands to run next, the same ones the generated README gives."""
     if result.dry_run:
         click.echo("Dry run: nothing was written.")
         return
     click.echo("\nNext:")
-    if cd:
+    if new:
         click.echo(f"  cd {result.root}")
-        click.echo("  pip install --no-build-isolation -e .   # build (torch must be installed)")
+        click.echo('  pip install --no-build-isolation -e ".[test]"   # build against your torch, once')
     else:
-        click.echo(
-            "  pip install --no-build-isolation -e .   # rebuild: the new ops need compiling"
-        )
-    click.echo('  pip install -e ".[test]" --no-build-isolation && pytest   # test')
-    for bench in result.benchmarks:
-        click.echo(f"  python {bench}   # benchmark")
+        click.echo("  python setup.py build_ext --inplace   # compile the new kernel (only what changed)")
+    click.echo("  pytest")
+    kernels = [Path(bench).stem.removeprefix("bench_") for bench in result.benchmarks]
+    only = "" if new else " --only " + " ".join(kernels)
+    click.echo(f"  python -m benchmarks{only}   # time against the PyTorch baseline")
+    if new:
+        click.echo("After editing a kernel: python setup.py build_ext --inplace   # recompiles that file only")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -172,7 +174,7 @@ def new_command(
     )
     result = new_project(options, directory, dry_run=dry_run, force=force)
     _report(result, "Created")
-    _next_steps(result, cd=True)
+    _next_steps(result, new=True)
 
 
 @main.command("add-kernel")
@@ -208,7 +210,7 @@ def add_kernel_command(template: str, name: str | None, project: Path, dry_run: 
         )
     result = add_kernel(project, template, name, dry_run=dry_run)
     _report(result, "Wrote")
-    _next_steps(result, cd=False)
+    _next_steps(result, new=False)
 
 
 @main.command("list")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from collections.abc import Mapping, MutableMapping
@@ -187,7 +188,7 @@ def links_libstdcxx_statically(compiler: str) -> bool:
     static one into a shared library ("-print-file-name" answers a bare name when not found)."""
     try:
         answer = subprocess.run(
-            [compiler, "-print-file-name=libstdc++.so"],
+            [*shlex.split(compiler), "-print-file-name=libstdc++.so"],  # CXX may be "ccache g++"
             capture_output=True,
             text=True,
             timeout=60,

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
 import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -115,6 +117,11 @@ def test_build_compiles_cuda_where_it_can(built_project):
         assert "building the CPU-only extension" in log
 
 
+def test_build_log_has_no_macro_redefinitions(built_project):
+    _, _, log = built_project
+    assert "redefined" not in log, [line for line in log.splitlines() if "redefined" in line][:3]
+
+
 def test_cuda_kernels_are_compiled_for_sm90(built_project):
     if (reason := cuda_build_expected()) is not None:
         pytest.skip(reason)
@@ -146,6 +153,52 @@ def test_generated_benchmark_runs(built_project):
         [python, "benchmarks/bench_vector_add.py", "--quick", "--device", "cpu"], cwd=project
     )
     assert "ratio" in result.stdout and "vector_add" in result.stdout
+
+
+def test_rebuild_after_an_edit_recompiles_only_that_file(built_project):
+    """The README's fast loop: build/temp survives `pip install -e`, and ninja recompiles only
+    the edited source."""
+    project, python, _ = built_project
+    edited = "csrc/cuda/vector_add.cu" if cuda_build_expected() is None else "csrc/vector_add.cpp"
+    source = project / "e2e_ops" / edited
+    source.write_text(source.read_text() + "\n// an edit\n")
+    result = run([python, "setup.py", "build_ext", "--inplace"], cwd=project, env=os.environ | {"MAX_JOBS": "2"})
+    steps = [line for line in result.stdout.splitlines() if line.startswith("[") and "/" in line.split("]")[0]]
+    assert len(steps) == 1 and steps[0].startswith("[1/1]"), steps
+    assert edited.rsplit("/", 1)[-1] in steps[0]
+
+
+def test_wheel_builds_with_the_standard_command_and_pins_its_torch(built_project):
+    project, python, _ = built_project
+    run([python, "-m", "build", "--wheel", "--no-isolation", "--outdir", "dist"], cwd=project)
+    assert not (project / "build").exists()  # the build folder is .build: no shadowed module
+    (wheel,) = (project / "dist").glob("e2e_ops-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+        metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert any(re.fullmatch(r"e2e_ops/_C\..*so", name) for name in names), names
+    assert f"Requires-Dist: torch=={torch.__version__.split('+')[0]}" in metadata.splitlines()
+
+
+def test_generated_setup_routes_compiles_through_ccache_when_present(tmp_path, monkeypatch):
+    run([sys.executable, "-m", "kernelgen", "new", "cached", "--no-input"], cwd=tmp_path)
+    fake_bin = tmp_path / "bin"
+    fake_bin.mkdir()
+    for tool in ("ccache", "nvcc"):
+        (fake_bin / tool).write_text('#!/bin/sh\nexec "$@"\n')
+        (fake_bin / tool).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{fake_bin}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("CXX", raising=False)
+    monkeypatch.delenv("PYTORCH_NVCC", raising=False)
+    monkeypatch.syspath_prepend(str(tmp_path / "cached"))
+    spec = importlib.util.spec_from_file_location("cached_setup", tmp_path / "cached" / "setup.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.use_ccache_if_present()
+    assert os.environ["CXX"] == f"{fake_bin / 'ccache'} c++"
+    assert os.environ["PYTORCH_NVCC"] == f"{fake_bin / 'ccache'} {fake_bin / 'nvcc'}"
+    # A compiler given as "ccache c++" still answers the libstdc++ probe.
+    assert cuda_env.libstdcxx_link_args(os.environ["CXX"]) == cuda_env.libstdcxx_link_args("c++")
 
 
 def test_generated_project_builds_cpu_only_when_forced(tmp_path):
