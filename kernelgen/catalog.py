@@ -7,7 +7,7 @@ and sit at the top of a source checkout; `data_dir` finds them in either place.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
@@ -45,25 +45,43 @@ class KernelTemplate:
     default_name: str
     dtypes: tuple[str, ...]
     op_patterns: tuple[str, ...]
+    # Named alternatives the templates render from (the activation's math, say), chosen by
+    # the instance's name; any other name gets `default_variant`.
+    variants: dict[str, dict[str, str]] = field(default_factory=dict)
+    default_variant: str | None = None
 
     def ops_for(self, name: str) -> tuple[str, ...]:
         """The torch op names one instance called `name` defines, e.g. silu, silu_backward."""
         return tuple(pattern.format(name=name) for pattern in self.op_patterns)
 
+    def variant_for(self, name: str) -> str | None:
+        """The variant an instance called `name` renders: its namesake, else the default."""
+        return name if name in self.variants else self.default_variant
+
 
 def _load_kernel(folder: Path) -> KernelTemplate:
     try:
         meta = tomllib.loads((folder / KERNEL_METADATA).read_text(encoding="utf-8"))
-        return KernelTemplate(
+        template = KernelTemplate(
             name=folder.name,
             root=folder,
             description=str(meta["description"]),
             default_name=str(meta["default_name"]),
             dtypes=tuple(meta["dtypes"]),
             op_patterns=tuple(meta["ops"]),
+            variants={
+                key: {k: str(v) for k, v in table.items()}
+                for key, table in meta.get("variants", {}).items()
+            },
+            default_variant=meta.get("default_variant"),
         )
     except (OSError, KeyError, tomllib.TOMLDecodeError) as exc:
         raise KernelgenError(f"broken kernel template {folder}: {exc}") from exc
+    if template.variants and template.default_variant not in template.variants:
+        raise KernelgenError(
+            f"broken kernel template {folder}: default_variant is not one of its variants"
+        )
+    return template
 
 
 @cache

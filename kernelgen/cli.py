@@ -63,21 +63,29 @@ def _report(result: GenerationResult, verb: str) -> None:
 
 def _next_steps(result: GenerationResult, new: bool) -> None:
     """The commands to run next, the same ones the generated README gives."""
+    for note in result.notes:
+        click.echo(f"\nNote: {note}.")
     if result.dry_run:
         click.echo("Dry run: nothing was written.")
         return
     click.echo("\nNext:")
     if new:
         click.echo(f"  cd {result.root}")
-        click.echo('  pip install --no-build-isolation -e ".[test]"   # build against your torch, once')
+        click.echo(
+            '  pip install --no-build-isolation -e ".[test]"   # build against your torch, once'
+        )
     else:
-        click.echo("  python setup.py build_ext --inplace   # compile the new kernel (only what changed)")
+        click.echo(
+            "  python setup.py build_ext --inplace   # compile the new kernel (only what changed)"
+        )
     click.echo("  pytest")
     kernels = [Path(bench).stem.removeprefix("bench_") for bench in result.benchmarks]
     only = "" if new else " --only " + " ".join(kernels)
     click.echo(f"  python -m benchmarks{only}   # time against the PyTorch baseline")
     if new:
-        click.echo("After editing a kernel: python setup.py build_ext --inplace   # recompiles that file only")
+        click.echo(
+            "After editing a kernel: python setup.py build_ext --inplace   # recompiles that file only"
+        )
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -37,6 +37,7 @@ class GenerationResult:
     files: list[PlannedFile]
     dry_run: bool
     benchmarks: list[str]
+    notes: list[str] = dataclasses.field(default_factory=list)  # what the user must do next
 
 
 def project_ops(options: ProjectOptions) -> list[str]:
@@ -64,6 +65,8 @@ def _context(options: ProjectOptions) -> dict[str, Any]:
                 "name": choice.name,
                 "ops": template.ops_for(choice.name),
                 "description": template.description,
+                "variant": template.variants.get(template.variant_for(choice.name) or "", {}),
+                "variant_chosen_by_name": choice.name in template.variants,
             }
         )
     return {
@@ -77,9 +80,31 @@ def _context(options: ProjectOptions) -> dict[str, Any]:
     }
 
 
+def _variant_notes(kernels: tuple[KernelChoice, ...], package: str) -> list[str]:
+    """For each instance whose name picks none of its template's variants: what it computes
+    now, and the two places that define its math."""
+    notes = []
+    for choice in kernels:
+        template = find_kernel(choice.template)
+        variant = template.variant_for(choice.name)
+        if variant is None or variant == choice.name:
+            continue
+        name = choice.name
+        known = ", ".join(template.variants)
+        notes.append(
+            f"{name} computes {template.variants[variant]['title']} ({name} is not one of {known}): "
+            f"edit {name}_forward_math and {name}_derivative_math in {package}/csrc/{name}.h, "
+            f"and reference_{name} in tests/test_{name}.py"
+        )
+    return notes
+
+
 def _render_kernel(choice: KernelChoice, context: dict[str, Any]) -> FileSet:
     template = find_kernel(choice.template)
     kernel_context = {**context, "name": choice.name, "dtypes": template.dtypes}
+    if (variant := template.variant_for(choice.name)) is not None:
+        kernel_context["variant"] = template.variants[variant]
+        kernel_context["variant_chosen_by_name"] = variant == choice.name
     return render_tree(template.root, kernel_context, exclude=frozenset({KERNEL_METADATA}))
 
 
@@ -143,7 +168,8 @@ def new_project(
                 write_into(planned, destination)
             else:
                 write_new_tree(files, destination)
-    return GenerationResult(destination, planned, dry_run, _benchmarks(files))
+    notes = _variant_notes(options.kernels, options.package)
+    return GenerationResult(destination, planned, dry_run, _benchmarks(files), notes)
 
 
 @contextlib.contextmanager
@@ -190,7 +216,8 @@ def add_kernel(
     if not dry_run:
         with _nothing_written_on_os_error(root):
             write_into(planned, root)
-    return GenerationResult(root, planned, dry_run, _benchmarks(per_kernel[choice.name]))
+    notes = _variant_notes((choice,), options.package)
+    return GenerationResult(root, planned, dry_run, _benchmarks(per_kernel[choice.name]), notes)
 
 
 __all__ = ["GenerationResult", "Status", "add_kernel", "new_project", "render_project"]

@@ -38,8 +38,23 @@ def test_new_with_defaults(cli, tmp_path):
     assert manifest["kernels"] == [
         {"template": "vector_add", "name": "vector_add", "ops": ["vector_add"]}
     ]
-    assert "pip install --no-build-isolation -e ." in result.output
-    assert "python benchmarks/bench_vector_add.py" in result.output
+    # The next steps compile once, and say what the generated README says.
+    readme = (project / "README.md").read_text()
+    install = 'pip install --no-build-isolation -e ".[test]"'
+    assert (
+        result.output.count("pip install") == 1 and install in result.output and install in readme
+    )
+    for command in ("python -m benchmarks", "python setup.py build_ext --inplace"):
+        assert command in result.output and command in readme
+
+
+def test_add_kernel_next_steps_rebuild_and_benchmark_the_new_kernel(cli, tmp_path):
+    assert cli("new", "proj", "--no-input").exit_code == 0
+    result = cli("add-kernel", "activation", "--name", "gelu2", "--project", str(tmp_path / "proj"))
+    assert result.exit_code == 0, result.output
+    assert "python setup.py build_ext --inplace" in result.output
+    assert "python -m benchmarks --only gelu2" in result.output
+    assert "pip install" not in result.output
 
 
 def test_new_with_renamed_kernels_and_namespace(cli, tmp_path):

@@ -162,8 +162,16 @@ def test_rebuild_after_an_edit_recompiles_only_that_file(built_project):
     edited = "csrc/cuda/vector_add.cu" if cuda_build_expected() is None else "csrc/vector_add.cpp"
     source = project / "e2e_ops" / edited
     source.write_text(source.read_text() + "\n// an edit\n")
-    result = run([python, "setup.py", "build_ext", "--inplace"], cwd=project, env=os.environ | {"MAX_JOBS": "2"})
-    steps = [line for line in result.stdout.splitlines() if line.startswith("[") and "/" in line.split("]")[0]]
+    result = run(
+        [python, "setup.py", "build_ext", "--inplace"],
+        cwd=project,
+        env=os.environ | {"MAX_JOBS": "2"},
+    )
+    steps = [
+        line
+        for line in result.stdout.splitlines()
+        if line.startswith("[") and "/" in line.split("]")[0]
+    ]
     assert len(steps) == 1 and steps[0].startswith("[1/1]"), steps
     assert edited.rsplit("/", 1)[-1] in steps[0]
 
@@ -175,7 +183,9 @@ def test_wheel_builds_with_the_standard_command_and_pins_its_torch(built_project
     (wheel,) = (project / "dist").glob("e2e_ops-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
-        metadata = archive.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+        metadata = archive.read(
+            next(n for n in names if n.endswith(".dist-info/METADATA"))
+        ).decode()
     assert any(re.fullmatch(r"e2e_ops/_C\..*so", name) for name in names), names
     assert f"Requires-Dist: torch=={torch.__version__.split('+')[0]}" in metadata.splitlines()
 

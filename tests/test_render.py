@@ -85,3 +85,48 @@ def test_readme_says_how_to_make_your_own_activation():
     assert "reference_silu" in readme and "myops/csrc/silu.h" in readme
     files, _ = render_project(options_for("vector_add"))
     assert "your own activation" not in files[_path("README.md")].decode()
+
+
+@pytest.mark.parametrize(
+    ("name", "math", "baseline"),
+    [
+        ("silu", "std::exp(-x)", "torch.nn.functional.silu(x)"),
+        ("gelu", "std::erf(", "torch.nn.functional.gelu(x)"),
+        ("gelu_tanh", "std::tanh(u)", "torch.nn.functional.gelu(x, approximate='tanh')"),
+        ("relu", "x > T(0) ? x : T(0)", "torch.relu(x)"),
+    ],
+)
+def test_activation_name_picks_its_math_reference_and_baseline(name, math, baseline):
+    from kernelgen.options import KernelChoice, ProjectOptions
+
+    options = ProjectOptions(
+        package="acts", namespace="acts", kernels=(KernelChoice("activation", name),)
+    )
+    files, _ = render_project(options)
+    header = files[_path(f"acts/csrc/{name}.h")].decode()
+    assert math in header.split("End of the activation")[0]
+    assert baseline in files[_path(f"benchmarks/bench_{name}.py")].decode()
+    test_source = files[_path(f"tests/test_{name}.py")].decode()
+    reference = ast.parse(test_source)
+    assert any(
+        isinstance(node, ast.FunctionDef) and node.name == f"reference_{name}"
+        for node in reference.body
+    )
+
+
+def test_an_unknown_activation_name_starts_as_silu_and_says_where_to_edit(cli, tmp_path):
+    result = cli("new", "acts", "--no-input", "--kernel", "activation=swishy")
+    assert result.exit_code == 0, result.output
+    assert (
+        "Note: swishy computes SiLU (swish) (swishy is not one of silu, gelu, gelu_tanh, relu)"
+        in result.output
+    )
+    assert (
+        "acts/csrc/swishy.h" in result.output
+        and "reference_swishy in tests/test_swishy.py" in result.output
+    )
+    docs = (tmp_path / "acts" / "docs" / "swishy.md").read_text()
+    assert "is not one of the activations kernelgen knows by name" in docs
+    known = cli("new", "acts2", "--no-input", "--kernel", "activation=gelu")
+    assert "Note:" not in known.output
+    assert "knows by name" not in (tmp_path / "acts2" / "docs" / "gelu.md").read_text()
