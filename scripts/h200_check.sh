@@ -15,7 +15,7 @@ python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.versio
 
 python3 -m pip install -q --no-deps --no-build-isolation -e "$REPO"
 python3 -m kernelgen new "$WORK/h200ops" --no-input --arch 9.0 \
-    -k vector_add -k activation -k sparse -k wmma > "$OUT/new.log"
+    -k vector_add -k activation -k activation=gelu -k sparse -k wmma > "$OUT/new.log"
 cd "$WORK/h200ops"
 
 start=$(date +%s)
