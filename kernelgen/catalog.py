@@ -49,6 +49,8 @@ class KernelTemplate:
     # the instance's name; any other name gets `default_variant`.
     variants: dict[str, dict[str, str]] = field(default_factory=dict)
     default_variant: str | None = None
+    # The oldest compute capability the kernel runs on ("7.0" for tensor cores), if any.
+    min_arch: str | None = None
 
     def ops_for(self, name: str) -> tuple[str, ...]:
         """The torch op names one instance called `name` defines, e.g. silu, silu_backward."""
@@ -74,6 +76,7 @@ def _load_kernel(folder: Path) -> KernelTemplate:
                 for key, table in meta.get("variants", {}).items()
             },
             default_variant=meta.get("default_variant"),
+            min_arch=meta.get("min_arch"),
         )
     except (OSError, KeyError, tomllib.TOMLDecodeError) as exc:
         raise KernelgenError(f"broken kernel template {folder}: {exc}") from exc

@@ -153,6 +153,30 @@ def nvcc_version(cuda_home: Path) -> tuple[int, int] | None:
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 
+def unsupported_archs(cuda_home: Path, arch_list: list[str] | tuple[str, ...]) -> list[str]:
+    """The compute capabilities in `arch_list` ("8.0", "9.0a", "8.6+PTX") that this nvcc
+    cannot compile for (CUDA 13 dropped everything below 7.5, say); [] when nvcc cannot say."""
+    try:
+        out = subprocess.run(
+            [str(cuda_home / "bin" / "nvcc"), "--list-gpu-arch"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    supported = set(re.findall(r"compute_(\d+)", out))
+    if not supported:
+        return []
+    unsupported = []
+    for arch in arch_list:
+        match = re.match(r"(\d+)\.(\d+)", arch)
+        if match and match.group(1) + match.group(2) not in supported:
+            unsupported.append(arch)
+    return unsupported
+
+
 def cuda_major_mismatch(toolkit: tuple[int, int], torch_cuda: str) -> str | None:
     """Why nvcc `toolkit` cannot build for a torch built with CUDA `torch_cuda`, or None.
 

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from kernelgen import cuda_env
 from kernelgen.errors import KernelgenError
-from kernelgen.manifest import read_manifest
+from kernelgen.manifest import find_project_root, read_manifest
 
 
 class Status(str, enum.Enum):
@@ -366,11 +366,16 @@ def check_gpus(machine: Machine, default_arch: str | None) -> list[Check]:
     ]
 
 
+# What a project's README gives as the rebuild after an edit or an add-kernel.
+REBUILD = "python setup.py build_ext --inplace (in the project folder)"
+
+
 def check_project(machine: Machine, project: Path) -> tuple[list[Check], str | None]:
     try:
+        project = find_project_root(project)  # any folder inside it will do, as for add-kernel
         manifest = read_manifest(project)
     except KernelgenError as exc:
-        return [Check("project", Status.ERROR, exc.message, Blocks.NOTHING)], None
+        return [Check("project", Status.ERROR, exc.message, Blocks.ALL)], None
     options = manifest.options
     checks = [
         Check(
@@ -398,7 +403,17 @@ def check_project(machine: Machine, project: Path) -> tuple[list[Check], str | N
                     "built extension",
                     Status.ERROR,
                     "the built extension does not match the installed torch (undefined symbol): "
-                    "rebuild with pip install --no-build-isolation -e .",
+                    f"rebuild with {REBUILD}",
+                    Blocks.NOTHING,
+                )
+            )
+        elif "was built before" in result.stderr or "does not exist" in result.stderr:
+            checks.append(
+                Check(
+                    "built extension",
+                    Status.ERROR,
+                    "the built extension predates kernels added since (an op it should define is "
+                    f"missing): rebuild with {REBUILD}",
                     Blocks.NOTHING,
                 )
             )
@@ -410,6 +425,17 @@ def check_project(machine: Machine, project: Path) -> tuple[list[Check], str | N
     else:
         checks.append(Check("built extension", Status.OK, "not built yet"))
     checks += _stale_locks(machine)
+    home = cuda_env.locate_cuda_home(machine.env).path
+    if home is not None and (unsupported := cuda_env.unsupported_archs(home, options.arch_list)):
+        checks.append(
+            Check(
+                "arch list",
+                Status.ERROR,
+                f"the project compiles for {', '.join(unsupported)} when no GPU is visible, which nvcc in "
+                f"{home} cannot target (`nvcc --list-gpu-arch`); set TORCH_CUDA_ARCH_LIST to newer ones",
+                Blocks.CUDA,
+            )
+        )
     return checks, ";".join(options.arch_list)
 
 

@@ -40,6 +40,24 @@ class GenerationResult:
     notes: list[str] = dataclasses.field(default_factory=list)  # what the user must do next
 
 
+def _arch_number(arch: str) -> float:
+    return float(arch.split("+")[0].rstrip("af"))
+
+
+def check_arch_list_fits_kernels(options: ProjectOptions) -> None:
+    """Refuse an --arch older than a chosen kernel needs, before anything is compiled."""
+    for choice in options.kernels:
+        needed = find_kernel(choice.template).min_arch
+        too_old = [
+            a for a in options.arch_list if needed and _arch_number(a) < _arch_number(needed)
+        ]
+        if too_old:
+            raise InvalidInput(
+                f"the {choice.template} kernel needs compute capability {needed} or newer, but --arch "
+                f"includes {', '.join(too_old)}; drop it or choose {needed}+"
+            )
+
+
 def project_ops(options: ProjectOptions) -> list[str]:
     """Every torch op the project defines, in order; refuses duplicates and bad names."""
     seen: dict[str, str] = {}
@@ -114,6 +132,7 @@ def _owned_paths(options: ProjectOptions) -> list[PurePosixPath]:
 
 def render_project(options: ProjectOptions) -> tuple[FileSet, dict[str, FileSet]]:
     """Render a whole project: all its files, and each kernel instance's own files by name."""
+    check_arch_list_fits_kernels(options)
     context = _context(options)
     files = render_tree(project_skeleton(), context)
     files[PurePosixPath("cuda_env.py")] = CUDA_ENV_MODULE.read_bytes()

@@ -246,3 +246,13 @@ def test_disk_errors_are_a_one_line_error(cli, tmp_path, monkeypatch):
         and "Traceback" not in result.output
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_arch_older_than_a_kernel_needs_is_refused_before_writing(cli, tmp_path):
+    result = cli("new", "tc", "--no-input", "--kernel", "wmma", "--arch", "5.0")
+    assert result.exit_code == 2
+    assert (
+        "the wmma kernel needs compute capability 7.0 or newer, but --arch includes 5.0"
+        in result.output
+    )
+    assert not (tmp_path / "tc").exists()

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
 import subprocess
+import sys
+import sysconfig
 import time
 from pathlib import Path
 
@@ -35,6 +38,7 @@ def fake_toolkit(
         f'case "$*" in\n'
         f'  *--version*) echo "Cuda compilation tools, release {version}, V{version}.1" ;;\n'
         f'  *-dryrun*) echo "#$ _HERE_={root}/bin" >&2 ;;\n'
+        f'  *--list-gpu-arch*) printf "compute_75\\ncompute_80\\ncompute_90\\n" ;;\n'
         f"esac\nexit 0\n",
     )
     (root / "include").mkdir(parents=True, exist_ok=True)
@@ -224,9 +228,64 @@ def test_stale_build_lock(tmp_path, no_pip_wheels):
     assert str(lock) in find(checks, "build locks").message
 
 
-def test_not_a_project(tmp_path, no_pip_wheels):
+def test_not_a_project(tmp_path, no_pip_wheels, cli):
     checks = doctor.run_checks(machine([tools_dir(tmp_path, "c++", "ninja")]), project=tmp_path)
     assert find(checks, "project").status is Status.ERROR
+    assert doctor.exit_code(checks) == 2  # nothing can be built there
+    result = cli("doctor", "--project", str(tmp_path))
+    assert result.exit_code == 2 and "not inside a kernelgen project" in result.output
+
+
+def test_a_folder_inside_a_project_will_do(tmp_path, no_pip_wheels):
+    new_project(options_for("vector_add"), tmp_path / "proj")
+    inside = tmp_path / "proj" / "myops" / "csrc"
+    checks = doctor.run_checks(machine([tools_dir(tmp_path, "c++", "ninja")]), project=inside)
+    assert find(checks, "project").status is Status.OK
+    assert str(tmp_path / "proj") in find(checks, "project").message
+
+
+def test_arch_list_nvcc_cannot_target(tmp_path, no_pip_wheels):
+    toolkit = fake_toolkit(tmp_path / "cuda")
+    new_project(
+        dataclasses.replace(options_for("vector_add"), arch_list=("7.0", "9.0")), tmp_path / "proj"
+    )
+    m = machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")], CUDA_HOME=str(toolkit))
+    checks = doctor.run_checks(m, project=tmp_path / "proj")
+    arch = find(checks, "arch list")
+    assert arch.status is Status.ERROR and arch.blocks is Blocks.CUDA and "7.0" in arch.message
+    assert "9.0" not in arch.message.split("compiles for")[1].split("when")[0]
+    assert cuda_env.unsupported_archs(toolkit, ["8.6+PTX", "9.0a", "7.5"]) == ["8.6+PTX"]
+
+
+def test_extension_built_before_an_added_kernel(tmp_path, no_pip_wheels):
+    """An extension that loads but lacks ops added since: the package says rebuild, and so
+    does doctor."""
+    pytest.importorskip("torch")
+    new_project(options_for("vector_add"), tmp_path / "proj")
+    source = tmp_path / "empty_module.c"
+    source.write_text(
+        "#include <Python.h>\n"
+        'static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_C", NULL, -1, NULL};\n'
+        "PyMODINIT_FUNC PyInit__C(void) { return PyModule_Create(&module); }\n"
+    )
+    library = tmp_path / "proj" / "myops" / "_C.abi3.so"
+    include = sysconfig.get_paths()["include"]
+    subprocess.run(
+        ["cc", "-shared", "-fPIC", f"-I{include}", str(source), "-o", str(library)], check=True
+    )
+    imported = subprocess.run(
+        [sys.executable, "-c", "import myops"],
+        cwd=tmp_path / "proj",
+        capture_output=True,
+        text=True,
+    )
+    assert "ImportError: myops._C was built before vector_add were added" in imported.stderr
+    assert "python setup.py build_ext --inplace" in imported.stderr
+    checks = doctor.run_checks(
+        machine([tools_dir(tmp_path, "c++", "ninja")]), project=tmp_path / "proj"
+    )
+    built = find(checks, "built extension")
+    assert built.status is Status.ERROR and "predates kernels added since" in built.message
 
 
 def test_cli_json_on_this_machine(cli):
