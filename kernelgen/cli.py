@@ -7,6 +7,7 @@ expected failure is a click exception from kernelgen.errors (a message, never a 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -20,11 +21,37 @@ from kernelgen.options import (
     ProjectOptions,
     default_package_name,
     parse_arch_list,
+    validate_arch_list,
+    validate_namespace,
+    validate_op_name,
     validate_package_name,
 )
 from kernelgen.writer import Status
 
 DEFAULT_ARCH = "9.0"
+
+
+def _ask(prompt: str, default: str, check: Callable[[str], object]) -> str:
+    """Prompt until `check` accepts the answer; a refusal names the prompt and asks again."""
+
+    def accept(value: str) -> str:
+        value = value.strip()
+        try:
+            check(value)
+        except InvalidInput as exc:
+            raise click.UsageError(f"{prompt}: {exc.message}") from exc
+        return value
+
+    return str(click.prompt(prompt, default=default, value_proc=accept))
+
+
+def _check_kernel_specs(answer: str) -> None:
+    specs = [spec for spec in answer.split(",") if spec.strip()]
+    if not specs:
+        raise InvalidInput("name at least one kernel")
+    for spec in specs:
+        choice = KernelChoice.parse(spec, default_names())
+        validate_op_name(choice.name, what="kernel name", hint="")
 
 
 def _interactive(no_input: bool) -> bool:
@@ -59,6 +86,8 @@ def _report(result: GenerationResult, verb: str) -> None:
     status = {str(f.path): f.status for f in result.files}
     for text, path in _tree(list(status)):
         click.echo(f"  {text}{_STATUS_NOTE[status[path]] if path else ''}")
+    for name, ops in result.kernel_ops.items():
+        click.echo(f"Kernel {name}: ops {', '.join(ops)}")
 
 
 def _next_steps(result: GenerationResult, new: bool) -> None:
@@ -101,7 +130,7 @@ def main() -> None:
 
 
 @main.command("new")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("directory", type=click.Path(file_okay=False))
 @click.option(
     "--kernel",
     "-k",
@@ -132,7 +161,7 @@ def main() -> None:
     "--force", is_flag=True, help="Write into a non-empty DIRECTORY, replacing files that differ."
 )
 def new_command(
-    directory: Path,
+    directory: str,
     kernels: tuple[str, ...],
     package: str | None,
     namespace: str | None,
@@ -149,27 +178,44 @@ def new_command(
       kernelgen new my-ops --kernel vector_add --kernel activation=my_gelu --arch 8.0 --arch 9.0
       kernelgen new myops --kernel sparse --kernel wmma --no-input --dry-run
     """
+    if not directory.strip():
+        raise InvalidInput(
+            "DIRECTORY is empty; name the folder to create, e.g. kernelgen new myops"
+        )
+    folder = Path(directory)
     interactive = _interactive(no_input)
     if package is None:
-        proposed = default_package_name(directory)
+        proposed = default_package_name(folder)
         if interactive:
-            package = click.prompt("Python package name", default=proposed)
+            package = _ask(
+                "Python package name", proposed, lambda v: validate_package_name(v, hint="")
+            )
         else:
             package = proposed
             validate_package_name(
-                package, hint=f"pass --name (the default comes from {directory.name!r})"
+                package, hint=f"pass --name (the default comes from {folder.name!r})"
             )
     if namespace is None:
-        namespace = click.prompt("torch.ops namespace", default=package) if interactive else package
+        namespace = (
+            _ask("torch.ops namespace", package, lambda v: validate_namespace(v, hint=""))
+            if interactive
+            else package
+        )
     if not kernels and interactive:
         listed = ", ".join(all_kernels())
-        answer = click.prompt(
-            f"Kernels ({listed}; TEMPLATE[=NAME], comma-separated)", default="vector_add"
+        answer = _ask(
+            f"Kernels ({listed}; TEMPLATE[=NAME], comma-separated)",
+            "vector_add",
+            _check_kernel_specs,
         )
         kernels = tuple(k for k in answer.split(",") if k.strip())
     if not arches and interactive:
         arches = (
-            click.prompt("CUDA archs to build for when no GPU is visible", default=DEFAULT_ARCH),
+            _ask(
+                "CUDA archs to build for when no GPU is visible",
+                DEFAULT_ARCH,
+                lambda v: validate_arch_list(parse_arch_list([v])),
+            ),
         )
     choices = tuple(
         KernelChoice.parse(spec, default_names()) for spec in (kernels or ("vector_add",))
@@ -180,7 +226,7 @@ def new_command(
         kernels=choices,
         arch_list=parse_arch_list(arches or (DEFAULT_ARCH,)),
     )
-    result = new_project(options, directory, dry_run=dry_run, force=force)
+    result = new_project(options, folder, dry_run=dry_run, force=force)
     _report(result, "Created")
     _next_steps(result, new=True)
 
@@ -232,7 +278,11 @@ def list_command() -> None:
     for name, kernel in all_kernels().items():
         ops = ", ".join(kernel.ops_for(kernel.default_name))
         click.echo(f"{name:<12} {kernel.description}")
-        click.echo(f"{'':<12} ops: {ops}; dtypes: {', '.join(kernel.dtypes)}")
+        click.echo(
+            f"{'':<12} default name: {kernel.default_name} (ops: {ops}); dtypes: {', '.join(kernel.dtypes)}"
+        )
+        if kernel.variants:
+            click.echo(f"{'':<12} named variants: {', '.join(kernel.variants)}")
 
 
 @main.command("doctor")

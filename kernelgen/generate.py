@@ -38,6 +38,7 @@ class GenerationResult:
     dry_run: bool
     benchmarks: list[str]
     notes: list[str] = dataclasses.field(default_factory=list)  # what the user must do next
+    kernel_ops: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # name -> ops
 
 
 def _arch_number(arch: str) -> float:
@@ -67,7 +68,7 @@ def project_ops(options: ProjectOptions) -> list[str]:
             if op in seen:
                 raise InvalidInput(
                     f"op name {op!r} is already defined (by the {seen[op]} kernel); "
-                    "pass another name, e.g. --kernel TEMPLATE=NAME"
+                    "give this kernel another name"
                 )
             seen[op] = choice.template
     return list(seen)
@@ -188,7 +189,8 @@ def new_project(
             else:
                 write_new_tree(files, destination)
     notes = _variant_notes(options.kernels, options.package)
-    return GenerationResult(destination, planned, dry_run, _benchmarks(files), notes)
+    kernel_ops = {c.name: find_kernel(c.template).ops_for(c.name) for c in options.kernels}
+    return GenerationResult(destination, planned, dry_run, _benchmarks(files), notes, kernel_ops)
 
 
 @contextlib.contextmanager
@@ -236,7 +238,10 @@ def add_kernel(
         with _nothing_written_on_os_error(root):
             write_into(planned, root)
     notes = _variant_notes((choice,), options.package)
-    return GenerationResult(root, planned, dry_run, _benchmarks(per_kernel[choice.name]), notes)
+    kernel_ops = {choice.name: find_kernel(template).ops_for(choice.name)}
+    return GenerationResult(
+        root, planned, dry_run, _benchmarks(per_kernel[choice.name]), notes, kernel_ops
+    )
 
 
 __all__ = ["GenerationResult", "Status", "add_kernel", "new_project", "render_project"]

@@ -15,7 +15,7 @@ from pathlib import Path
 from kernelgen.errors import InvalidInput
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ARCH = re.compile(r"\d+\.\d+a?(\+PTX)?")
+_ARCH = re.compile(r"[0-9]+\.[0-9]+a?(\+PTX)?")  # ASCII digits only: nvcc reads no others
 
 CPP_KEYWORDS = frozenset(
     """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
@@ -66,12 +66,16 @@ class KernelChoice:
     @classmethod
     def parse(cls, spec: str, default_names: dict[str, str]) -> KernelChoice:
         """Parse `TEMPLATE` or `TEMPLATE=NAME` as given to `--kernel`."""
-        template, _, name = spec.partition("=")
+        template, sep, name = spec.partition("=")
         template = template.strip()
         if template not in default_names:
             known = ", ".join(sorted(default_names))
             raise InvalidInput(f"unknown kernel template {template!r}; choose from: {known}")
-        return cls(template=template, name=name.strip() or default_names[template])
+        if sep and not name.strip():
+            raise InvalidInput(
+                f"kernel {spec!r}: the name after '=' is empty; give one, or drop the '='"
+            )
+        return cls(template=template, name=name.strip() if sep else default_names[template])
 
 
 @dataclass(frozen=True)
@@ -126,35 +130,36 @@ def validate_package_name(name: str, hint: str = "pass a valid one with --name")
     _check_identifier(name, "package name", hint)
     if name in RESERVED_PACKAGE_NAMES or name in sys.stdlib_module_names:
         raise InvalidInput(
-            f"package name {name!r} would shadow an existing module or C++ namespace; {hint}"
+            f"package name {name!r} would shadow an existing module or C++ namespace"
+            + (f"; {hint}" if hint else "")
         )
 
 
-def validate_namespace(name: str) -> None:
+def validate_namespace(name: str, hint: str = "pass a valid one with --namespace") -> None:
     """A torch operator namespace: ops are called as torch.ops.<namespace>.<op>."""
-    _check_identifier(name, "namespace", "pass a valid one with --namespace")
+    _check_identifier(name, "namespace", hint)
     if name in RESERVED_NAMESPACES:
-        raise InvalidInput(f"namespace {name!r} belongs to PyTorch; pass another with --namespace")
+        raise InvalidInput(f"namespace {name!r} belongs to PyTorch" + (f"; {hint}" if hint else ""))
 
 
-def validate_op_name(name: str, what: str = "op name") -> None:
+def validate_op_name(name: str, what: str = "op name", hint: str = "choose another name") -> None:
     """An operator (or kernel instance) name: a function in Python, C++ and torch.ops."""
-    _check_identifier(name, what, "pass another name, e.g. --kernel TEMPLATE=NAME")
+    _check_identifier(name, what, hint)
     if name in RESERVED_OP_NAMES or name.startswith("_"):
         raise InvalidInput(
-            f"{what} {name!r} is reserved by the generated package (or starts with '_'); "
-            "pass another name"
+            f"{what} {name!r} is reserved by the generated package (or starts with '_')"
+            + (f"; {hint}" if hint else "")
         )
 
 
 def validate_arch_list(arch_list: tuple[str, ...]) -> None:
     """CUDA compute capabilities as TORCH_CUDA_ARCH_LIST spells them: 8.0, 9.0, 9.0a, 8.6+PTX."""
     if not arch_list:
-        raise InvalidInput("--arch needs at least one compute capability, e.g. --arch 9.0")
+        raise InvalidInput("the arch list needs at least one compute capability, e.g. 9.0")
     for arch in arch_list:
         if not _ARCH.fullmatch(arch):
             raise InvalidInput(
-                f"--arch {arch!r} is not a compute capability like 8.0, 9.0, 9.0a or 8.6+PTX"
+                f"{arch!r} is not a compute capability like 8.0, 9.0, 9.0a or 8.6+PTX"
             )
 
 

@@ -256,3 +256,61 @@ def test_arch_older_than_a_kernel_needs_is_refused_before_writing(cli, tmp_path)
         in result.output
     )
     assert not (tmp_path / "tc").exists()
+
+
+def test_each_prompt_validates_its_own_answer_and_asks_again(cli, monkeypatch):
+    monkeypatch.setattr("kernelgen.cli._interactive", lambda no_input: not no_input)
+    answers = [
+        "bad-name",
+        "good",
+        "for",
+        "ns",
+        "vector_add=,activation=gelu",
+        "activation=gelu",
+        "foo",
+        "9.0",
+    ]
+    result = cli("new", "p", "--dry-run", input="\n".join(answers) + "\n")
+    assert result.exit_code == 0, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("Error: ")]
+    assert [e.split(":")[1].strip() for e in errors] == [
+        "Python package name",
+        "torch.ops namespace",
+        "Kernels (activation, sparse, vector_add, wmma; TEMPLATE[=NAME], comma-separated)",
+        "CUDA archs to build for when no GPU is visible",
+    ]
+    assert not any("--" in e for e in errors)  # the prompt is named, not a flag
+    assert "Kernel gelu: ops gelu, gelu_backward" in result.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["x", "-k", "vector_add="],
+        ["x", "--name", ""],
+        ["x", "--namespace", ""],
+        [""],
+        ["x", "--arch", ""],
+    ],
+    ids=["empty kernel name", "empty package", "empty namespace", "empty directory", "empty arch"],
+)
+def test_empty_values_are_refused_not_defaulted(cli, tmp_path, args):
+    result = cli("new", *args, "--no-input")
+    assert result.exit_code == 2, result.output
+    assert "Error:" in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_list_and_dry_run_show_default_kernel_and_op_names(cli):
+    listing = cli("list").output
+    assert "default name: silu (ops: silu, silu_backward)" in listing
+    assert "named variants: silu, gelu, gelu_tanh, relu" in listing
+    dry = cli("new", "x", "--no-input", "--dry-run", "-k", "sparse").output
+    assert "Kernel csr: ops csr_spmv, csr_spmm" in dry
+
+
+def test_add_kernel_duplicate_name_error_fits_add_kernel(cli, tmp_path):
+    assert cli("new", "proj", "--no-input").exit_code == 0
+    result = cli("add-kernel", "vector_add", "--project", str(tmp_path / "proj"))
+    assert result.exit_code == 2
+    assert "already defined" in result.output and "--kernel" not in result.output
