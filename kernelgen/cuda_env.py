@@ -137,17 +137,24 @@ def locate_cuda_home(env: Mapping[str, str] | None = None) -> CudaHome:
     return CudaHome(None, "no nvcc on PATH and no /usr/local/cuda", guess)
 
 
-def nvcc_version(cuda_home: Path) -> tuple[int, int] | None:
-    """The toolkit's CUDA version, from `nvcc --version` ("release 13.0")."""
+def _nvcc_says(cuda_home: Path, flag: str) -> str | None:
+    """What the toolkit's nvcc prints for `flag`; None when it cannot be run."""
     try:
-        out = subprocess.run(
-            [str(cuda_home / "bin" / "nvcc"), "--version"],
+        return subprocess.run(
+            [str(cuda_home / "bin" / "nvcc"), flag],
             capture_output=True,
             text=True,
             timeout=60,
             check=False,
         ).stdout
     except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def nvcc_version(cuda_home: Path) -> tuple[int, int] | None:
+    """The toolkit's CUDA version, from `nvcc --version` ("release 13.0")."""
+    out = _nvcc_says(cuda_home, "--version")
+    if out is None:
         return None
     match = re.search(r"release (\d+)\.(\d+)", out)
     return (int(match.group(1)), int(match.group(2))) if match else None
@@ -156,15 +163,8 @@ def nvcc_version(cuda_home: Path) -> tuple[int, int] | None:
 def unsupported_archs(cuda_home: Path, arch_list: list[str] | tuple[str, ...]) -> list[str]:
     """The compute capabilities in `arch_list` ("8.0", "9.0a", "8.6+PTX") that this nvcc
     cannot compile for (CUDA 13 dropped everything below 7.5, say); [] when nvcc cannot say."""
-    try:
-        out = subprocess.run(
-            [str(cuda_home / "bin" / "nvcc"), "--list-gpu-arch"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
+    out = _nvcc_says(cuda_home, "--list-gpu-arch")
+    if out is None:
         return []
     supported = set(re.findall(r"compute_(\d+)", out))
     if not supported:
