@@ -197,18 +197,19 @@ def test_generated_setup_routes_compiles_through_ccache_when_present(tmp_path, m
     for tool in ("ccache", "nvcc"):
         (fake_bin / tool).write_text('#!/bin/sh\nexec "$@"\n')
         (fake_bin / tool).chmod(0o755)
-    monkeypatch.setenv("PATH", f"{fake_bin}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.delenv("CXX", raising=False)
-    monkeypatch.delenv("PYTORCH_NVCC", raising=False)
     monkeypatch.syspath_prepend(str(tmp_path / "cached"))
     spec = importlib.util.spec_from_file_location("cached_setup", tmp_path / "cached" / "setup.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    module.use_ccache_if_present()
-    assert os.environ["CXX"] == f"{fake_bin / 'ccache'} c++"
-    assert os.environ["PYTORCH_NVCC"] == f"{fake_bin / 'ccache'} {fake_bin / 'nvcc'}"
+    env = {"PATH": f"{fake_bin}{os.pathsep}/usr/bin:/bin"}
+    module.use_ccache_if_present(env)
+    assert env["CXX"] == f"{fake_bin / 'ccache'} c++"
+    assert env["PYTORCH_NVCC"] == f"{fake_bin / 'ccache'} {fake_bin / 'nvcc'}"
+    chosen = {"PATH": env["PATH"], "CXX": "g++"}
+    module.use_ccache_if_present(chosen)
+    assert chosen["CXX"] == "g++"  # the user's choice stands
     # A compiler given as "ccache c++" still answers the libstdc++ probe.
-    assert cuda_env.libstdcxx_link_args(os.environ["CXX"]) == cuda_env.libstdcxx_link_args("c++")
+    assert cuda_env.libstdcxx_link_args(env["CXX"]) == cuda_env.libstdcxx_link_args("c++")
 
 
 def test_generated_project_builds_cpu_only_when_forced(tmp_path):
