@@ -125,7 +125,7 @@ def main() -> None:
     \b
     Example:
       kernelgen new myops --kernel vector_add --kernel activation=my_gelu
-      cd myops && pip install --no-build-isolation -e . && pytest
+      cd myops && pip install --no-build-isolation -e ".[test]" && pytest
     """
 
 
