@@ -17,6 +17,8 @@ from kernelgen.catalog import all_kernels, default_names
 from kernelgen.errors import InvalidInput
 from kernelgen.generate import GenerationResult, add_kernel, new_project
 from kernelgen.options import (
+    ABIS,
+    STABLE_ABI_MIN_TORCH,
     KernelChoice,
     ProjectOptions,
     default_package_name,
@@ -152,6 +154,15 @@ def main() -> None:
     help=f"CUDA compute capability to build for when no GPU is visible; repeatable. Default: {DEFAULT_ARCH}.",
 )
 @click.option(
+    "--abi",
+    type=click.Choice(ABIS),
+    default="standard",
+    show_default=True,
+    help="C++ ABI to build on. 'stable': PyTorch's stable ABI, one abi3 wheel for torch "
+    f"{STABLE_ABI_MIN_TORCH} and every later release; 'standard': torch's full C++ API, a wheel "
+    "per torch release.",
+)
+@click.option(
     "--no-input", is_flag=True, help="Do not prompt; take defaults for what is not given."
 )
 @click.option(
@@ -166,6 +177,7 @@ def new_command(
     package: str | None,
     namespace: str | None,
     arches: tuple[str, ...],
+    abi: str,
     no_input: bool,
     dry_run: bool,
     force: bool,
@@ -177,6 +189,7 @@ def new_command(
       kernelgen new myops
       kernelgen new my-ops --kernel vector_add --kernel activation=my_gelu --arch 8.0 --arch 9.0
       kernelgen new myops --kernel sparse --kernel wmma --no-input --dry-run
+      kernelgen new myops --kernel vector_add --abi stable   # one wheel for every torch
     """
     if not directory.strip():
         raise InvalidInput(
@@ -225,6 +238,7 @@ def new_command(
         namespace=namespace,
         kernels=choices,
         arch_list=parse_arch_list(arches or (DEFAULT_ARCH,)),
+        abi=abi,
     )
     result = new_project(options, folder, dry_run=dry_run, force=force)
     _report(result, "Created")

@@ -27,6 +27,7 @@ from pathlib import Path
 from kernelgen import cuda_env
 from kernelgen.errors import KernelgenError
 from kernelgen.manifest import find_project_root, read_manifest
+from kernelgen.options import STABLE_ABI_MIN_TORCH, torch_target_version
 
 
 class Status(str, enum.Enum):
@@ -384,6 +385,7 @@ def check_project(machine: Machine, project: Path) -> tuple[list[Check], str | N
             f"{project}: package {options.package}, ops from {len(options.kernels)} kernel(s)",
         )
     ]
+    checks += check_abi(machine, options.abi)
     if list((project / options.package).glob("_C*.so")):
         result = subprocess.run(
             [sys.executable, "-c", f"import {options.package}"],
@@ -437,6 +439,49 @@ def check_project(machine: Machine, project: Path) -> tuple[list[Check], str | N
             )
         )
     return checks, ";".join(options.arch_list)
+
+
+def _release(version: str) -> tuple[int, int] | None:
+    """(2, 11) for "2.11.0+cu130"; None for a version string that is not X.Y..."""
+    parts = version.split("+")[0].split(".")
+    if len(parts) < 2 or not (parts[0].isdigit() and parts[1].isdigit()):
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def check_abi(machine: Machine, abi: str) -> list[Check]:
+    """For a stable-ABI project: its target torch, and whether the installed one is as new."""
+    if abi != "stable":
+        return [
+            Check(
+                "ABI",
+                Status.OK,
+                "standard: the extension must be built with the torch it runs with",
+            )
+        ]
+    target = f"stable, TORCH_TARGET_VERSION {STABLE_ABI_MIN_TORCH} ({torch_target_version(STABLE_ABI_MIN_TORCH)})"
+    info = machine.torch
+    if info is None or info.error:
+        return [Check("ABI", Status.OK, f"{target}; no importable torch to compare with")]
+    installed = _release(info.version)
+    if installed is None:
+        return [
+            Check("ABI", Status.WARNING, f"{target}; cannot read torch's version {info.version!r}")
+        ]
+    minimum = _release(STABLE_ABI_MIN_TORCH)
+    assert minimum is not None
+    if installed < minimum:
+        return [
+            Check(
+                "ABI",
+                Status.ERROR,
+                f"{target}, but torch {info.version} is older: install torch>={STABLE_ABI_MIN_TORCH}",
+                Blocks.ALL,
+            )
+        ]
+    return [
+        Check("ABI", Status.OK, f"{target}; torch {info.version} is new enough to build and run it")
+    ]
 
 
 def _stale_locks(machine: Machine, max_age_s: float = 600) -> list[Check]:

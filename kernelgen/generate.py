@@ -19,12 +19,21 @@ from kernelgen import __version__
 from kernelgen.catalog import KERNEL_METADATA, find_kernel, project_skeleton
 from kernelgen.errors import InvalidInput, KernelgenError, ProjectConflict
 from kernelgen.manifest import MANIFEST_NAME, Manifest, find_project_root, read_manifest, sha256
-from kernelgen.options import KernelChoice, ProjectOptions, validate_op_name
+from kernelgen.options import (
+    STABLE_ABI_MIN_TORCH,
+    KernelChoice,
+    ProjectOptions,
+    torch_target_version,
+    validate_op_name,
+)
 from kernelgen.render import FileSet, render_tree
 from kernelgen.writer import PlannedFile, Status, plan, write_into, write_new_tree
 
 # Generated files that kernelgen owns: add-kernel rewrites them, so they must not be edited.
 OWNED_FILES = ("{package}/__init__.py",)
+# A template folder's files for the stable ABI: with --abi stable each replaces the file of
+# the same path in the standard tree (the kernels' host code); the rest is shared.
+STABLE_ABI_FOLDER = "stable"
 # The build's CUDA environment resolver is the same module `kernelgen doctor` runs.
 CUDA_ENV_MODULE = Path(__file__).with_name("cuda_env.py")
 
@@ -94,6 +103,9 @@ def _context(options: ProjectOptions) -> dict[str, Any]:
         "namespace": options.namespace,
         "distribution": options.distribution,
         "arch_list": ";".join(options.arch_list),
+        "abi": options.abi,
+        "stable_abi_min_torch": STABLE_ABI_MIN_TORCH,
+        "torch_target_version": torch_target_version(STABLE_ABI_MIN_TORCH),
         "kernels": kernels,
         "ops": project_ops(options),
     }
@@ -112,10 +124,19 @@ def _variant_notes(kernels: tuple[KernelChoice, ...], package: str) -> list[str]
         known = ", ".join(template.variants)
         notes.append(
             f"{name} computes {template.variants[variant]['title']} ({name} is not one of {known}): "
-            f"edit {name}_forward_math and {name}_derivative_math in {package}/csrc/{name}.h, "
+            f"edit {name}_forward_math and {name}_derivative_math in {package}/csrc/{name}_math.h, "
             f"and reference_{name} in tests/test_{name}.py"
         )
     return notes
+
+
+def _render_for_abi(root: Path, context: dict[str, Any], exclude: frozenset[str]) -> FileSet:
+    """Render a template folder; for the stable ABI, its stable/ files replace their
+    standard namesakes."""
+    files = render_tree(root, context, exclude=exclude | {STABLE_ABI_FOLDER})
+    if context["abi"] == "stable" and (root / STABLE_ABI_FOLDER).is_dir():
+        files.update(render_tree(root / STABLE_ABI_FOLDER, context))
+    return files
 
 
 def _render_kernel(choice: KernelChoice, context: dict[str, Any]) -> FileSet:
@@ -124,7 +145,7 @@ def _render_kernel(choice: KernelChoice, context: dict[str, Any]) -> FileSet:
     if (variant := template.variant_for(choice.name)) is not None:
         kernel_context["variant"] = template.variants[variant]
         kernel_context["variant_chosen_by_name"] = variant == choice.name
-    return render_tree(template.root, kernel_context, exclude=frozenset({KERNEL_METADATA}))
+    return _render_for_abi(template.root, kernel_context, frozenset({KERNEL_METADATA}))
 
 
 def _owned_paths(options: ProjectOptions) -> list[PurePosixPath]:
@@ -135,7 +156,7 @@ def render_project(options: ProjectOptions) -> tuple[FileSet, dict[str, FileSet]
     """Render a whole project: all its files, and each kernel instance's own files by name."""
     check_arch_list_fits_kernels(options)
     context = _context(options)
-    files = render_tree(project_skeleton(), context)
+    files = _render_for_abi(project_skeleton(), context, frozenset())
     files[PurePosixPath("cuda_env.py")] = CUDA_ENV_MODULE.read_bytes()
     per_kernel: dict[str, FileSet] = {}
     for choice in options.kernels:

@@ -1,7 +1,10 @@
 """kernelgen.toml: the record of how a project was generated, which add-kernel reads and updates.
 
-It stores the answers given to `new`, the kernels added since, and a SHA-256 of every file
-kernelgen owns and regenerates, so add-kernel can tell when one of those was edited by hand.
+It stores the answers given to `new`, the kernels added since, a SHA-256 of every file
+kernelgen owns and regenerates (so add-kernel can tell when one of those was edited by hand),
+and a SHA-256 of every file as kernelgen generated it (so `new --force` replaces only files
+nobody edited). A manifest missing a part, or holding the wrong types, is an error naming
+the file and the part: never a silent pass that would let a hand-edited file be overwritten.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kernelgen.errors import KernelgenError, NotAProject
+from kernelgen.errors import InvalidInput, KernelgenError, NotAProject
+from kernelgen.fs import read_regular_file
 from kernelgen.options import KernelChoice, ProjectOptions
 
 if sys.version_info >= (3, 11):
@@ -37,6 +41,8 @@ class Manifest:
     owned: dict[str, str] = field(default_factory=dict)
     # The torch ops each kernel defines, by kernel name: written for readers, derived on load.
     ops: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Every file as kernelgen last wrote it: path -> digest (absent in projects before 0.3).
+    generated: dict[str, str] = field(default_factory=dict)
 
     def to_toml(self) -> str:
         """Serialise deterministically (sorted owned files, kernels in the order added)."""
@@ -54,6 +60,7 @@ class Manifest:
             f"namespace = {q(o.namespace)}",
             f"distribution = {q(o.distribution)}",
             f"arch_list = [{', '.join(q(a) for a in o.arch_list)}]",
+            f"abi = {q(o.abi)}",
         ]
         for kernel in o.kernels:
             lines += [
@@ -70,6 +77,12 @@ class Manifest:
             "[owned]",
         ]
         lines += [f"{q(path)} = {q(digest)}" for path, digest in sorted(self.owned.items())]
+        lines += [
+            "",
+            "# Every file as kernelgen generated it: `new --force` replaces only files that match.",
+            "[generated]",
+        ]
+        lines += [f"{q(path)} = {q(digest)}" for path, digest in sorted(self.generated.items())]
         return "\n".join(lines) + "\n"
 
     @classmethod
@@ -77,24 +90,82 @@ class Manifest:
         """Parse kernelgen.toml, turning any structural problem into a clear error."""
         try:
             data = tomllib.loads(text)
-            project = data["project"]
+        except tomllib.TOMLDecodeError as exc:
+            raise KernelgenError(f"{source} is not valid TOML: {exc}") from exc
+        try:
+            project = _table(data, "project")
+            kernels = data.get("kernels", [])
+            if not isinstance(kernels, list) or not all(isinstance(k, dict) for k in kernels):
+                raise _Malformed("[[kernels]] must be a list of tables")
             options = ProjectOptions(
-                package=project["package"],
-                namespace=project["namespace"],
-                distribution=project["distribution"],
-                arch_list=tuple(project["arch_list"]),
+                package=_string(project, "package", "[project]"),
+                namespace=_string(project, "namespace", "[project]"),
+                distribution=_string(project, "distribution", "[project]"),
+                arch_list=_strings(project, "arch_list", "[project]"),
+                # Projects from before the stable-ABI variant are all standard.
+                abi=_string(project, "abi", "[project]") if "abi" in project else "standard",
                 kernels=tuple(
-                    KernelChoice(template=k["template"], name=k["name"])
-                    for k in data.get("kernels", [])
+                    KernelChoice(
+                        template=_string(k, "template", "[[kernels]]"),
+                        name=_string(k, "name", "[[kernels]]"),
+                    )
+                    for k in kernels
                 ),
             )
             return cls(
-                kernelgen_version=data["kernelgen"]["version"],
+                kernelgen_version=_string(_table(data, "kernelgen"), "version", "[kernelgen]"),
                 options=options,
-                owned=dict(data.get("owned", {})),
+                owned=_digests(data, "owned", required=True),
+                generated=_digests(data, "generated", required=False),
             )
-        except (tomllib.TOMLDecodeError, KeyError, TypeError) as exc:
-            raise KernelgenError(f"{source} is not a valid kernelgen manifest: {exc}") from exc
+        except _Malformed as exc:
+            raise KernelgenError(
+                f"{source} is not a valid kernelgen manifest: {exc}; restore it from version "
+                "control"
+            ) from exc
+        except InvalidInput as exc:  # a recorded name or option that is not valid
+            raise KernelgenError(f"{source}: {exc.message}") from exc
+
+
+class _Malformed(Exception):
+    """A part of the manifest is missing or of the wrong type."""
+
+
+def _table(data: dict[str, object], key: str) -> dict[str, object]:
+    value = data.get(key)
+    if not isinstance(value, dict):
+        raise _Malformed(f"[{key}] is missing" if value is None else f"[{key}] is not a table")
+    return value
+
+
+def _string(table: dict[str, object], key: str, where: str) -> str:
+    value = table.get(key)
+    if not isinstance(value, str):
+        raise _Malformed(
+            f"{where} has no {key}" if value is None else f"{key} in {where} is not a string"
+        )
+    return value
+
+
+def _strings(table: dict[str, object], key: str, where: str) -> tuple[str, ...]:
+    value = table.get(key)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _Malformed(f"{key} in {where} must be a list of strings")
+    return tuple(value)
+
+
+def _digests(data: dict[str, object], key: str, required: bool) -> dict[str, str]:
+    if key not in data:
+        if required:
+            raise _Malformed(f"[{key}] is missing")
+        return {}
+    table = _table(data, key)
+    for path, digest in table.items():
+        if not isinstance(digest, str) or not digest.startswith("sha256:"):
+            raise _Malformed(f"{path!r} in [{key}] is not a \"sha256:...\" digest")
+    if required and not table:
+        raise _Malformed(f"[{key}] is empty")
+    return {path: str(digest) for path, digest in table.items()}
 
 
 def find_project_root(start: Path) -> Path:
@@ -113,7 +184,11 @@ def read_manifest(project_root: Path) -> Manifest:
     """Load the manifest of the project at `project_root`."""
     path = project_root / MANIFEST_NAME
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_file(path).decode("utf-8")
     except OSError as exc:
-        raise NotAProject(f"cannot read {path}: {exc.strerror}") from exc
+        raise NotAProject(f"cannot read {path}: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise KernelgenError(
+            f"{path} is not UTF-8 text (byte {exc.start}); restore it from version control"
+        ) from exc
     return Manifest.from_toml(text, path)

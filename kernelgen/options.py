@@ -52,6 +52,22 @@ RESERVED_PACKAGE_NAMES = frozenset(
 )
 # Torch's own operator namespaces.
 RESERVED_NAMESPACES = frozenset({"aten", "prim", "prims", "torch", "c10", "quantized", "_"})
+# The C++ ABIs a project can build on: torch's full C++ API (a wheel per torch release), or
+# the stable ABI (one abi3 wheel for this torch and every later one).
+ABIS = ("standard", "stable")
+# The oldest torch a stable-ABI project runs on (its TORCH_TARGET_VERSION): 2.10 is the first
+# release whose stable API has all the reference kernels use (new_empty with a dtype,
+# contiguous, zero_, copy_, parallel_for and the CUDA error checks).
+STABLE_ABI_MIN_TORCH = "2.10"
+
+
+def torch_target_version(version: str) -> str:
+    """TORCH_TARGET_VERSION for torch `version` ("2.10" -> "0x020a000000000000"): the major
+    and minor release in the top two bytes, as torch/csrc/stable/version.h reads it."""
+    major, minor = (int(part) for part in version.split(".")[:2])
+    return f"0x{major:02x}{minor:02x}000000000000"
+
+
 # Attributes of the generated package that an op name must not replace.
 RESERVED_OP_NAMES = frozenset({"ops", "csrc", "torch", "testing"})
 
@@ -87,9 +103,12 @@ class ProjectOptions:
     kernels: tuple[KernelChoice, ...]
     arch_list: tuple[str, ...] = ("9.0",)
     distribution: str = field(default="")
+    abi: str = "standard"
 
     def __post_init__(self) -> None:
         validate_package_name(self.package)
+        if self.abi not in ABIS:
+            raise InvalidInput(f"abi {self.abi!r} is not one of: {', '.join(ABIS)}")
         validate_namespace(self.namespace)
         validate_arch_list(self.arch_list)
         if not self.kernels:

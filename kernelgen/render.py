@@ -49,13 +49,16 @@ def _render_path(
 
 
 def template_files(root: Path, exclude: frozenset[str] = frozenset()) -> list[PurePosixPath]:
-    """Every file under `root`, relative and sorted so output order never depends on the disk."""
+    """Every file under `root`, relative and sorted so output order never depends on the disk.
+
+    `exclude` names files, or top-level folders, to leave out.
+    """
     files = (
         PurePosixPath(p.relative_to(root).as_posix())
         for p in root.rglob("*")
         if p.is_file() and "__pycache__" not in p.parts
     )
-    return sorted(f for f in files if str(f) not in exclude)
+    return sorted(f for f in files if str(f) not in exclude and f.parts[0] not in exclude)
 
 
 def render_tree(

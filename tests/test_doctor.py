@@ -329,3 +329,34 @@ def test_extension_built_against_another_torch(tmp_path, no_pip_wheels):
     )
     built = find(checks, "built extension")
     assert built.status is Status.ERROR and "rebuild" in built.message
+
+
+@pytest.mark.parametrize(
+    ("torch_version", "status", "says"),
+    [
+        ("2.11.0+cu130", Status.OK, "new enough"),
+        ("2.10.0", Status.OK, "new enough"),
+        ("2.9.1+cu128", Status.ERROR, "install torch>=2.10"),
+        ("nightly", Status.WARNING, "cannot read torch's version"),
+    ],
+)
+def test_stable_abi_project_reports_its_target_and_the_torch(
+    tmp_path, no_pip_wheels, torch_version, status, says
+):
+    options = dataclasses.replace(options_for("vector_add"), abi="stable")
+    new_project(options, tmp_path / "proj")
+    torch = TorchInfo(version=torch_version, cuda="13.0")
+    checks = doctor.run_checks(
+        machine([tools_dir(tmp_path, "c++", "ninja")], torch), project=tmp_path / "proj"
+    )
+    abi = find(checks, "ABI")
+    assert abi.status is status and says in abi.message
+    assert "TORCH_TARGET_VERSION 2.10 (0x020a000000000000)" in abi.message
+
+
+def test_standard_abi_project_says_it_needs_its_own_torch(tmp_path, no_pip_wheels):
+    new_project(options_for("vector_add"), tmp_path / "proj")
+    checks = doctor.run_checks(
+        machine([tools_dir(tmp_path, "c++", "ninja")]), project=tmp_path / "proj"
+    )
+    assert find(checks, "ABI").message.startswith("standard")

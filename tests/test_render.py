@@ -82,7 +82,7 @@ def test_each_template_renders_its_own_files(template):
 def test_readme_says_how_to_make_your_own_activation():
     files, _ = render_project(options_for("vector_add", "activation"))
     readme = files[_path("README.md")].decode()
-    assert "reference_silu" in readme and "myops/csrc/silu.h" in readme
+    assert "reference_silu" in readme and "myops/csrc/silu_math.h" in readme
     files, _ = render_project(options_for("vector_add"))
     assert "your own activation" not in files[_path("README.md")].decode()
 
@@ -103,7 +103,7 @@ def test_activation_name_picks_its_math_reference_and_baseline(name, math, basel
         package="acts", namespace="acts", kernels=(KernelChoice("activation", name),)
     )
     files, _ = render_project(options)
-    header = files[_path(f"acts/csrc/{name}.h")].decode()
+    header = files[_path(f"acts/csrc/{name}_math.h")].decode()
     assert math in header.split("End of the activation")[0]
     assert baseline in files[_path(f"benchmarks/bench_{name}.py")].decode()
     test_source = files[_path(f"tests/test_{name}.py")].decode()
@@ -122,7 +122,7 @@ def test_an_unknown_activation_name_starts_as_silu_and_says_where_to_edit(cli, t
         in result.output
     )
     assert (
-        "acts/csrc/swishy.h" in result.output
+        "acts/csrc/swishy_math.h" in result.output
         and "reference_swishy in tests/test_swishy.py" in result.output
     )
     docs = (tmp_path / "acts" / "docs" / "swishy.md").read_text()
