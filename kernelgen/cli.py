@@ -83,6 +83,8 @@ _STATUS_NOTE = {
 
 
 def _report(result: GenerationResult, verb: str) -> None:
+    if result.recovered:
+        click.echo(f"kernelgen: {result.recovered}", err=True)
     prefix = "Would write" if result.dry_run else verb
     click.echo(f"{prefix} {len(result.files)} files in {result.root}:")
     status = {str(f.path): f.status for f in result.files}

@@ -33,7 +33,9 @@ def check_target(root: Path, relative: PurePosixPath) -> str | None:
     for part in relative.parts[:-1]:
         folder = folder / part
         if folder.is_symlink() and outside(root, folder):
-            return f"{relative} (its folder {folder.relative_to(root)} is a link out of the project)"
+            return (
+                f"{relative} (its folder {folder.relative_to(root)} is a link out of the project)"
+            )
     target = root / relative
     if target.is_symlink():
         return f"{relative} (a symbolic link is there)"
@@ -68,7 +70,9 @@ def read_regular_file(path: Path, what: str | None = None) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise ProjectConflict(f"{label} is not a regular file; kernelgen reads only files")
         if info.st_size > MAX_READ_BYTES:
-            raise ProjectConflict(f"{label} is {info.st_size} bytes, too large for a generated file")
+            raise ProjectConflict(
+                f"{label} is {info.st_size} bytes, too large for a generated file"
+            )
         chunks = []
         while chunk := os.read(fd, 1 << 20):
             chunks.append(chunk)

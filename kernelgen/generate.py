@@ -15,9 +15,10 @@ from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from kernelgen import __version__
+from kernelgen import __version__, journal
 from kernelgen.catalog import KERNEL_METADATA, find_kernel, project_skeleton
 from kernelgen.errors import InvalidInput, KernelgenError, ProjectConflict
+from kernelgen.fs import check_case_collisions, check_name_lengths, read_regular_file
 from kernelgen.manifest import MANIFEST_NAME, Manifest, find_project_root, read_manifest, sha256
 from kernelgen.options import (
     STABLE_ABI_MIN_TORCH,
@@ -26,6 +27,7 @@ from kernelgen.options import (
     torch_target_version,
     validate_op_name,
 )
+from kernelgen.project_lock import locked
 from kernelgen.render import FileSet, render_tree
 from kernelgen.writer import PlannedFile, Status, plan, write_into, write_new_tree
 
@@ -48,6 +50,7 @@ class GenerationResult:
     benchmarks: list[str]
     notes: list[str] = dataclasses.field(default_factory=list)  # what the user must do next
     kernel_ops: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # name -> ops
+    recovered: str | None = None  # what was done about a change a previous command left half done
 
 
 def _arch_number(arch: str) -> float:
@@ -152,8 +155,14 @@ def _owned_paths(options: ProjectOptions) -> list[PurePosixPath]:
     return [PurePosixPath(p.format(package=options.package)) for p in OWNED_FILES]
 
 
-def render_project(options: ProjectOptions) -> tuple[FileSet, dict[str, FileSet]]:
-    """Render a whole project: all its files, and each kernel instance's own files by name."""
+def render_project(
+    options: ProjectOptions, previously_generated: dict[str, str] | None = None
+) -> tuple[FileSet, dict[str, FileSet]]:
+    """Render a whole project: all its files, and each kernel instance's own files by name.
+
+    The manifest records the digest of every file as rendered here; `previously_generated`
+    (add-kernel's) keeps the digests of the files it does not rewrite.
+    """
     check_arch_list_fits_kernels(options)
     context = _context(options)
     files = _render_for_abi(project_skeleton(), context, frozenset())
@@ -169,11 +178,18 @@ def render_project(options: ProjectOptions) -> tuple[FileSet, dict[str, FileSet]
                 )
         files.update(kernel_files)
         per_kernel[choice.name] = kernel_files
+    check_case_collisions(files)
+    generated = {str(p): sha256(content) for p, content in files.items()}
+    if previously_generated is not None:
+        rewritten = {str(p) for p in _owned_paths(options)}
+        rewritten |= {str(p) for p in per_kernel[options.kernels[-1].name]}
+        generated = {**previously_generated, **{p: generated[p] for p in rewritten}}
     manifest = Manifest(
         kernelgen_version=__version__,
         options=options,
         owned={str(p): sha256(files[p]) for p in _owned_paths(options)},
         ops={c.name: find_kernel(c.template).ops_for(c.name) for c in options.kernels},
+        generated=generated,
     )
     files[PurePosixPath(MANIFEST_NAME)] = manifest.to_toml().encode("utf-8")
     return files, per_kernel
@@ -185,33 +201,86 @@ def _benchmarks(files: FileSet) -> list[str]:
     )
 
 
+def _unedited_generated_files(destination: Path, files: FileSet) -> set[PurePosixPath]:
+    """The files in `destination` that its manifest shows kernelgen generated and nobody has
+    edited since: the only ones `new --force` may replace."""
+    if not (destination / MANIFEST_NAME).exists():
+        return set()
+    recorded = read_manifest(destination).generated
+    unedited = {PurePosixPath(MANIFEST_NAME)}
+    for path in files:
+        target = destination / path
+        if str(path) in recorded and target.is_file() and not target.is_symlink():
+            if sha256(read_regular_file(target, str(path))) == recorded[str(path)]:
+                unedited.add(path)
+    return unedited
+
+
+def _check_force_keeps_recorded_kernels(destination: Path, options: ProjectOptions) -> None:
+    """`new --force` over a project must not drop kernels added to it since."""
+    if not (destination / MANIFEST_NAME).exists():
+        return
+    recorded = read_manifest(destination).options.kernels
+    dropped = [k for k in recorded if k not in options.kernels]
+    if dropped:
+        listed = ", ".join(f"{k.template}={k.name}" for k in dropped)
+        raise ProjectConflict(
+            f"{destination} is a kernelgen project with kernels this `new` would drop ({listed}); "
+            "pass them with --kernel too, or use add-kernel; nothing was written"
+        )
+
+
 def new_project(
     options: ProjectOptions, destination: Path | str, *, dry_run: bool = False, force: bool = False
 ) -> GenerationResult:
     """Generate a project in `destination`, which must be missing or empty unless `force`.
 
-    `force` writes into a non-empty folder and replaces files whose content differs.
+    `force` writes into a non-empty folder, replacing only the files its kernelgen.toml shows
+    kernelgen generated and nobody has edited since; any other file in the way is refused.
     """
     destination = Path(destination)
     if destination.exists() and not destination.is_dir():
         raise InvalidInput(f"{destination} exists and is not a folder")
-    is_populated = destination.is_dir() and any(destination.iterdir())
-    if is_populated and not force:
-        raise InvalidInput(
-            f"{destination} exists and is not empty; choose a new folder, or pass --force to "
-            "write into it (replacing generated files that differ)"
-        )
     files, _ = render_project(options)
-    planned = plan(files, destination, may_overwrite=files.keys() if force else ())
-    if not dry_run:
-        with _nothing_written_on_os_error(destination):
-            if destination.exists():
-                write_into(planned, destination)
-            else:
-                write_new_tree(files, destination)
+    check_name_lengths(destination, files)
     notes = _variant_notes(options.kernels, options.package)
     kernel_ops = {c.name: find_kernel(c.template).ops_for(c.name) for c in options.kernels}
-    return GenerationResult(destination, planned, dry_run, _benchmarks(files), notes, kernel_ops)
+    if not destination.exists():
+        planned = plan(files, destination)
+        if not dry_run:
+            with _nothing_written_on_os_error(destination):
+                write_new_tree(files, destination)
+        return GenerationResult(
+            destination, planned, dry_run, _benchmarks(files), notes, kernel_ops
+        )
+    with locked(destination):
+        recovered = _recover(destination, dry_run)
+        if any(destination.iterdir()) and not force:
+            raise InvalidInput(
+                f"{destination} exists and is not empty; choose a new folder, or pass --force to "
+                "write into it (replacing only files kernelgen generated there, unedited)"
+            )
+        if force:
+            _check_force_keeps_recorded_kernels(destination, options)
+        replaceable = _unedited_generated_files(destination, files) if force else set()
+        planned = plan(files, destination, may_overwrite=replaceable)
+        if not dry_run:
+            with _nothing_written_on_os_error(destination):
+                write_into(planned, destination)
+    result = GenerationResult(destination, planned, dry_run, _benchmarks(files), notes, kernel_ops)
+    return dataclasses.replace(result, recovered=recovered)
+
+
+def _recover(root: Path, dry_run: bool) -> str | None:
+    """Finish or undo a change a previous command left half done (a kill, a power cut)."""
+    if not journal.pending(root):
+        return None
+    if dry_run:
+        raise ProjectConflict(
+            f"an interrupted kernelgen change is pending in {root}; run the command without "
+            "--dry-run once, which rolls it back first"
+        )
+    return journal.recover(root)
 
 
 @contextlib.contextmanager
@@ -229,12 +298,12 @@ def _nothing_written_on_os_error(where: Path) -> Iterator[None]:
 def _check_owned_files_untouched(root: Path, manifest: Manifest) -> None:
     for path, digest in sorted(manifest.owned.items()):
         target = root / path
-        if not target.is_file():
+        if not target.exists() and not target.is_symlink():
             raise ProjectConflict(
                 f"{path} is missing; kernelgen owns and regenerates it. Restore it "
                 "(e.g. `git checkout -- " + path + "`) and run add-kernel again"
             )
-        if sha256(target.read_bytes()) != digest:
+        if sha256(read_regular_file(target, path)) != digest:
             raise ProjectConflict(
                 f"{path} was edited by hand since kernelgen wrote it, and add-kernel would "
                 "rewrite it; move your changes to another module, restore the file, and run "
@@ -247,22 +316,23 @@ def add_kernel(
 ) -> GenerationResult:
     """Add one instance of the reference kernel `template` to the project at or above `project`."""
     root = find_project_root(Path(project))
-    manifest = read_manifest(root)
     choice = KernelChoice(template, name or find_kernel(template).default_name)
-    options = dataclasses.replace(manifest.options, kernels=(*manifest.options.kernels, choice))
-    files, per_kernel = render_project(options)
-    _check_owned_files_untouched(root, manifest)
-    owned = {*_owned_paths(options), PurePosixPath(MANIFEST_NAME)}
-    wanted = {**per_kernel[choice.name], **{p: files[p] for p in owned}}
-    planned = plan(wanted, root, may_overwrite=owned)
-    if not dry_run:
-        with _nothing_written_on_os_error(root):
-            write_into(planned, root)
+    with locked(root):  # from reading the manifest to writing it back
+        recovered = _recover(root, dry_run)
+        manifest = read_manifest(root)
+        options = dataclasses.replace(manifest.options, kernels=(*manifest.options.kernels, choice))
+        files, per_kernel = render_project(options, previously_generated=manifest.generated)
+        _check_owned_files_untouched(root, manifest)
+        owned = {*_owned_paths(options), PurePosixPath(MANIFEST_NAME)}
+        wanted = {**per_kernel[choice.name], **{p: files[p] for p in owned}}
+        planned = plan(wanted, root, may_overwrite=owned)
+        if not dry_run:
+            with _nothing_written_on_os_error(root):
+                write_into(planned, root)
     notes = _variant_notes((choice,), options.package)
     kernel_ops = {choice.name: find_kernel(template).ops_for(choice.name)}
-    return GenerationResult(
-        root, planned, dry_run, _benchmarks(per_kernel[choice.name]), notes, kernel_ops
-    )
+    benchmarks = _benchmarks(per_kernel[choice.name])
+    return GenerationResult(root, planned, dry_run, benchmarks, notes, kernel_ops, recovered)
 
 
 __all__ = ["GenerationResult", "Status", "add_kernel", "new_project", "render_project"]

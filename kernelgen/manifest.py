@@ -162,7 +162,7 @@ def _digests(data: dict[str, object], key: str, required: bool) -> dict[str, str
     table = _table(data, key)
     for path, digest in table.items():
         if not isinstance(digest, str) or not digest.startswith("sha256:"):
-            raise _Malformed(f"{path!r} in [{key}] is not a \"sha256:...\" digest")
+            raise _Malformed(f'{path!r} in [{key}] is not a "sha256:..." digest')
     if required and not table:
         raise _Malformed(f"[{key}] is empty")
     return {path: str(digest) for path, digest in table.items()}

@@ -1,8 +1,10 @@
 """Put a rendered FileSet on disk: check every target first, then write all files or none.
 
 A new project is written into a hidden staging folder beside its destination and renamed into
-place in one step; files added to an existing project are written one by one and rolled back
-(new files removed, replaced files restored) if anything fails, Ctrl-C included.
+place in one step. Files written into an existing folder (add-kernel, `new` into an empty or
+`--force`d folder) go through kernelgen.journal: staged, then renamed into place under a
+journal, so an exception, Ctrl-C or a kill at any instant leaves the folder entirely old or
+entirely new, and the next command finishes or undoes an interrupted change.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from kernelgen import fs, journal
 from kernelgen.errors import ProjectConflict
 from kernelgen.render import FileSet
 
@@ -40,19 +43,28 @@ class PlannedFile:
 def plan(
     files: FileSet, root: Path, may_overwrite: Collection[PurePosixPath] = ()
 ) -> list[PlannedFile]:
-    """Decide each file's status; refuse, before any write, if one would clobber a user's file."""
+    """Decide each file's status; refuse, before any write, if one would clobber a user's file
+    or touch anything but a regular file inside `root`."""
+    fs.check_name_lengths(root, files)
+    fs.check_case_collisions(files)
     planned: list[PlannedFile] = []
     conflicts: list[str] = []
     for path, content in sorted(files.items()):
         target = root / path
-        blocking_parent = next((p for p in target.parents if p.is_file()), None)
-        if blocking_parent is not None:
+        blocking_parent = next(
+            (p for p in target.parents if p.is_file() or p.is_symlink() and not p.is_dir()), None
+        )
+        if (unsafe := fs.check_target(root, path)) is not None:
+            conflicts.append(unsafe)
+        elif blocking_parent is not None:
             conflicts.append(f"{path} (its folder {blocking_parent.name} is a file)")
         elif target.is_dir():
             conflicts.append(f"{path} (a folder is there)")
+        elif (twin := fs.case_twin_on_disk(root, path)) is not None:
+            conflicts.append(f"{path} ({twin} is there: the same file on case-insensitive disks)")
         elif not target.exists():
             planned.append(PlannedFile(path, content, Status.CREATE))
-        elif target.read_bytes() == content:
+        elif fs.read_regular_file(target, str(path)) == content:
             planned.append(PlannedFile(path, content, Status.IDENTICAL))
         elif path in may_overwrite:
             planned.append(PlannedFile(path, content, Status.OVERWRITE))
@@ -65,23 +77,12 @@ def plan(
     return planned
 
 
-def _write_file(target: Path, content: bytes) -> None:
-    """Write through a temporary file and rename, so a target is never half-written.
-
-    The file gets the mode a plain `open()` would give it (mkstemp's is 0600), or keeps the
-    mode of the file it replaces.
-    """
+def _write_file(target: Path, content: bytes, mode: int) -> None:
+    """Create `target` (in a staging folder) with `content` and `mode`."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    mode = target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with open(target, "xb") as handle:
+        handle.write(content)
+    os.chmod(target, mode)
 
 
 def write_new_tree(files: FileSet, destination: Path) -> None:
@@ -89,14 +90,17 @@ def write_new_tree(files: FileSet, destination: Path) -> None:
     destination = destination.absolute()
     created_parents = [p for p in reversed(destination.parents) if not p.exists()]
     destination.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(
-        tempfile.mkdtemp(dir=destination.parent, prefix=f".{destination.name}.kernelgen-")
-    )
+    # A short prefix: the staging name must fit wherever the destination's name fits.
+    staging = Path(tempfile.mkdtemp(dir=destination.parent, prefix=".kg-"))
     try:
         for path, content in sorted(files.items()):
-            _write_file(staging / path, content)
+            _write_file(staging / path, content, _new_file_mode())
         staging.chmod(0o777 & ~_umask())
-        os.rename(staging, destination)
+        with journal.HeldSignals() as held:
+            os.rename(staging, destination)
+            if held.received is not None:  # Ctrl-C during the rename: the answer is "nothing"
+                os.rename(destination, staging)
+                raise journal.Interrupted
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         for parent in reversed(created_parents):
@@ -105,37 +109,24 @@ def write_new_tree(files: FileSet, destination: Path) -> None:
 
 
 def write_into(planned: list[PlannedFile], root: Path) -> None:
-    """Apply `planned` inside the existing folder `root`; undo everything on any failure.
+    """Apply `planned` inside the existing folder `root`, all or nothing (kernelgen.journal).
 
-    A file being replaced is first renamed aside, so undoing needs only renames (no free
-    space), and the aside copies are deleted once every write has succeeded.
+    A replaced file keeps its mode; a new one gets the mode a plain `open()` would give it.
     """
-    created: list[Path] = []
-    set_aside: list[tuple[Path, Path]] = []
-    new_dirs: list[Path] = []
-    try:
-        for item in planned:
-            if item.status is Status.IDENTICAL:
-                continue
-            target = root / item.path
-            new_dirs += [p for p in reversed(target.parents) if not p.exists()]
-            if item.status is Status.OVERWRITE:
-                backup = target.with_name(f".{target.name}.kernelgen-backup")
-                os.replace(target, backup)
-                set_aside.append((target, backup))
-            else:
-                created.append(target)
-            _write_file(target, item.content)
-    except BaseException:
-        for path in created:
-            path.unlink(missing_ok=True)
-        for path, backup in set_aside:
-            os.replace(backup, path)
-        for folder in reversed(new_dirs):
-            _remove_if_empty(folder)
-        raise
-    for _, backup in set_aside:
-        backup.unlink()
+    changes = []
+    new_dirs: list[PurePosixPath] = []
+    for item in planned:
+        if item.status is Status.IDENTICAL:
+            continue
+        target = root / item.path
+        for parent in reversed(item.path.parents[:-1]):
+            if not (root / parent).exists() and parent not in new_dirs:
+                new_dirs.append(parent)
+        replaces = item.status is Status.OVERWRITE
+        mode = target.stat().st_mode & 0o7777 if replaces else _new_file_mode()
+        changes.append(journal.Change(item.path, item.content, replaces, mode))
+    if changes:
+        journal.apply(root, changes, new_dirs)
 
 
 def _remove_if_empty(folder: Path) -> None:
@@ -143,6 +134,10 @@ def _remove_if_empty(folder: Path) -> None:
         folder.rmdir()
     except OSError:
         pass
+
+
+def _new_file_mode() -> int:
+    return 0o666 & ~_umask()
 
 
 @functools.cache

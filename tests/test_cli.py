@@ -235,7 +235,7 @@ def test_add_kernel_unknown_template(cli, tmp_path):
 
 
 def test_disk_errors_are_a_one_line_error(cli, tmp_path, monkeypatch):
-    def refuse(target, content):
+    def refuse(target, content, mode):
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr("kernelgen.writer._write_file", refuse)
