@@ -19,11 +19,13 @@ The traps it handles, all seen on real machines:
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
@@ -83,20 +85,51 @@ def torch_cuda_home_guess(env: Mapping[str, str]) -> Path | None:
     return default if default.exists() else None
 
 
+# A probe that takes longer than this is hung: a working nvcc answers --version in well
+# under a second. A tool that hung once is not asked again in the same process, so a hanging
+# nvcc costs one timeout, not one per check.
+PROBE_TIMEOUT_S = 8.0
+_hung_tools: set[str] = set()
+
+
+def run_probe(
+    args: list[str], timeout: float = PROBE_TIMEOUT_S, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str] | None:
+    """Run a tool, its output captured as text (undecodable bytes replaced); None when it
+    cannot run or does not finish in `timeout` seconds (it is then killed with its children)."""
+    if args[0] in _hung_tools:
+        return None
+    try:
+        process = subprocess.Popen(
+            args,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            env=None if env is None else dict(env),
+            start_new_session=True,  # its own process group: a timeout kills the children too
+        )
+    except (OSError, ValueError):
+        return None
+    try:
+        out, err = process.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _hung_tools.add(args[0])
+        with contextlib.suppress(OSError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        return None
+    return subprocess.CompletedProcess(
+        args, process.returncode, out.decode(errors="replace"), err.decode(errors="replace")
+    )
+
+
 def toolkit_behind(nvcc: Path) -> Path | None:
     """The toolkit root an `nvcc` command really runs from, even through a wrapper script."""
     real = nvcc.resolve()
     if is_toolkit(real.parent.parent):
         return real.parent.parent
-    try:
-        probe = subprocess.run(
-            [str(nvcc), "-dryrun", "-c", "-x", "cu", os.devnull, "-o", os.devnull],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
+    probe = run_probe([str(nvcc), "-dryrun", "-c", "-x", "cu", os.devnull, "-o", os.devnull])
+    if probe is None:
         return None
     match = re.search(r"^#\$ _HERE_=(.+)$", probe.stdout + probe.stderr, re.MULTILINE)
     if match:
@@ -139,16 +172,8 @@ def locate_cuda_home(env: Mapping[str, str] | None = None) -> CudaHome:
 
 def _nvcc_says(cuda_home: Path, flag: str) -> str | None:
     """What the toolkit's nvcc prints for `flag`; None when it cannot be run."""
-    try:
-        return subprocess.run(
-            [str(cuda_home / "bin" / "nvcc"), flag],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
+    result = run_probe([str(cuda_home / "bin" / "nvcc"), flag])
+    return None if result is None else result.stdout
 
 
 def nvcc_version(cuda_home: Path) -> tuple[int, int] | None:
@@ -182,7 +207,10 @@ def cuda_major_mismatch(toolkit: tuple[int, int], torch_cuda: str) -> str | None
 
     Torch refuses a major mismatch; a minor one usually works.
     """
-    wanted = int(torch_cuda.split(".")[0])
+    match = re.fullmatch(r"(\d+)\.(\d+)(\.\d+)?", torch_cuda or "")
+    if match is None:
+        return f"torch reports CUDA version {torch_cuda!r}, which is not MAJOR.MINOR"
+    wanted = int(match.group(1))
     if toolkit[0] == wanted:
         return None
     return (
@@ -211,16 +239,13 @@ def links_libstdcxx_statically(compiler: str) -> bool:
     """True when `compiler` has no shared libstdc++ on its search path, so it would link the
     static one into a shared library ("-print-file-name" answers a bare name when not found)."""
     try:
-        answer = subprocess.run(
-            [*shlex.split(compiler), "-print-file-name=libstdc++.so"],  # CXX may be "ccache g++"
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
+        command = shlex.split(compiler)  # CXX may be "ccache g++"
+    except ValueError:
         return False
-    return answer == "libstdc++.so"
+    if not command:
+        return False
+    result = run_probe([*command, "-print-file-name=libstdc++.so"])
+    return result is not None and result.stdout.strip() == "libstdc++.so"
 
 
 def loaded_libstdcxx() -> Path | None:

@@ -12,9 +12,11 @@ without headers, no ninja, mismatched versions) without touching the real machin
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,7 +29,10 @@ from pathlib import Path
 from kernelgen import cuda_env
 from kernelgen.errors import KernelgenError
 from kernelgen.manifest import find_project_root, read_manifest
-from kernelgen.options import STABLE_ABI_MIN_TORCH, torch_target_version
+from kernelgen.options import ARCH_PATTERN, STABLE_ABI_MIN_TORCH, torch_target_version
+
+TORCH_PROBE_TIMEOUT_S = 120  # importing a CUDA torch the first time can take a minute
+COMPILE_TIMEOUT_S = 60  # a test kernel; skipped at once if nvcc already hung
 
 
 class Status(str, enum.Enum):
@@ -90,7 +95,12 @@ def probe_torch(python: str = sys.executable) -> TorchInfo | None:
     """Import torch in a subprocess and report its version, CUDA version and visible GPUs."""
     try:
         result = subprocess.run(
-            [python, "-c", _TORCH_PROBE], capture_output=True, text=True, timeout=300, check=False
+            [python, "-c", _TORCH_PROBE],
+            capture_output=True,
+            text=True,
+            errors="replace",
+            timeout=TORCH_PROBE_TIMEOUT_S,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         return TorchInfo(version="", cuda=None, error=str(exc))
@@ -99,8 +109,16 @@ def probe_torch(python: str = sys.executable) -> TorchInfo | None:
             return None
         last = (result.stderr.strip().splitlines() or ["unknown error"])[-1]
         return TorchInfo(version="", cuda=None, error=last)
-    data = json.loads(result.stdout.strip().splitlines()[-1])
-    return TorchInfo(version=data["version"], cuda=data["cuda"], gpus=tuple(data["gpus"]))
+    try:
+        data = json.loads(result.stdout.strip().splitlines()[-1])
+        cuda = None if data["cuda"] is None else str(data["cuda"])
+        return TorchInfo(
+            version=str(data["version"]), cuda=cuda, gpus=tuple(map(str, data["gpus"]))
+        )
+    except (ValueError, IndexError, KeyError, TypeError):
+        return TorchInfo(
+            version="", cuda=None, error=f"torch's probe printed {result.stdout[-200:]!r}"
+        )
 
 
 def _memory_gb() -> float | None:
@@ -196,8 +214,7 @@ def check_nvcc_version(machine: Machine, cuda_home: Path) -> list[Check]:
     mismatch = cuda_env.cuda_major_mismatch(toolkit, machine.torch.cuda)
     if mismatch is not None:
         return [Check("nvcc", Status.ERROR, mismatch, Blocks.CUDA)]
-    wanted = tuple(int(p) for p in machine.torch.cuda.split(".")[:2])
-    if toolkit[1] != wanted[1]:
+    if toolkit[1] != int(machine.torch.cuda.split(".")[1]):  # MAJOR.MINOR, checked above
         return [
             Check(
                 "nvcc",
@@ -278,26 +295,23 @@ def check_host_compiler(machine: Machine, cuda_home: Path | None) -> list[Check]
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "probe.cu"
         source.write_text("__global__ void probe() {}\n")
-        try:
-            result = subprocess.run(
-                [
-                    str(cuda_home / "bin" / "nvcc"),
-                    "-ccbin",
-                    path,
-                    "-c",
-                    str(source),
-                    "-o",
-                    str(Path(tmp) / "probe.o"),
-                ],
-                capture_output=True,
-                text=True,
-                timeout=300,
-                env=dict(machine.env),
-                check=False,
-            )
+        result = cuda_env.run_probe(
+            [
+                str(cuda_home / "bin" / "nvcc"),
+                "-ccbin",
+                path,
+                "-c",
+                str(source),
+                "-o",
+                str(Path(tmp) / "probe.o"),
+            ],
+            timeout=COMPILE_TIMEOUT_S,
+            env=machine.env,
+        )
+        if result is None:
+            ok, detail = False, f"it did not finish in {COMPILE_TIMEOUT_S:.0f} s, or does not run"
+        else:
             ok, detail = result.returncode == 0, (result.stderr.strip().splitlines() or [""])[0]
-        except (OSError, subprocess.SubprocessError) as exc:
-            ok, detail = False, str(exc)
     if ok:
         checks.append(
             Check("nvcc + host compiler", Status.OK, "nvcc compiles a test kernel with it")
@@ -338,6 +352,36 @@ def check_ninja(machine: Machine) -> list[Check]:
             f"ninja found; {advice}" + (f" (MAX_JOBS={current} set)" if current else ""),
         )
     ]
+
+
+def check_arch_list_variable(machine: Machine, cuda_home: Path | None) -> list[Check]:
+    """TORCH_CUDA_ARCH_LIST, when set: every entry a compute capability this nvcc targets."""
+    value = machine.env.get("TORCH_CUDA_ARCH_LIST")
+    if not value:
+        return []
+    archs = [a for a in re.split(r"[;\s,]+", value) if a]
+    malformed = [a for a in archs if not ARCH_PATTERN.fullmatch(a)]
+    if malformed or not archs:
+        return [
+            Check(
+                "TORCH_CUDA_ARCH_LIST",
+                Status.ERROR,
+                f'{value!r} is not a list of compute capabilities like "8.0;9.0" '
+                f"(bad: {', '.join(malformed) or 'empty'}); fix or unset it",
+                Blocks.CUDA,
+            )
+        ]
+    if cuda_home is not None and (unsupported := cuda_env.unsupported_archs(cuda_home, archs)):
+        return [
+            Check(
+                "TORCH_CUDA_ARCH_LIST",
+                Status.ERROR,
+                f"nvcc in {cuda_home} cannot compile for {', '.join(unsupported)} "
+                "(`nvcc --list-gpu-arch`); set TORCH_CUDA_ARCH_LIST to newer ones",
+                Blocks.CUDA,
+            )
+        ]
+    return [Check("TORCH_CUDA_ARCH_LIST", Status.OK, value)]
 
 
 def check_gpus(machine: Machine, default_arch: str | None) -> list[Check]:
@@ -489,11 +533,14 @@ def _stale_locks(machine: Machine, max_age_s: float = 600) -> list[Check]:
         machine.env.get("TORCH_EXTENSIONS_DIR") or Path.home() / ".cache" / "torch_extensions"
     )
     now = time.time()
-    stale = (
-        [p for p in root.glob("**/lock") if now - p.stat().st_mtime > max_age_s]
-        if root.is_dir()
-        else []
-    )
+    stale = []
+    try:
+        for lock in root.glob("**/lock") if root.is_dir() else []:
+            with contextlib.suppress(OSError):  # a build may delete it while we look
+                if now - lock.stat().st_mtime > max_age_s:
+                    stale.append(lock)
+    except OSError:  # a folder vanished mid-scan
+        pass
     if stale:
         listed = ", ".join(str(p) for p in stale[:3])
         return [
@@ -523,6 +570,7 @@ def run_checks(machine: Machine, project: Path | None = None) -> list[Check]:
         checks += check_headers(cuda_home)
     checks += check_host_compiler(machine, cuda_home)
     checks += check_ninja(machine)
+    checks += check_arch_list_variable(machine, cuda_home)
     checks += check_gpus(machine, default_arch)
     return checks
 

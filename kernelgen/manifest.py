@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -172,7 +173,7 @@ def find_project_root(start: Path) -> Path:
     """The nearest folder at or above `start` holding kernelgen.toml."""
     start = start.resolve()
     for folder in (start, *start.parents):
-        if (folder / MANIFEST_NAME).is_file():
+        if os.path.lexists(folder / MANIFEST_NAME):  # a broken one is reported, not skipped
             return folder
     raise NotAProject(
         f"{start} is not inside a kernelgen project (no {MANIFEST_NAME} there or above); "

@@ -15,7 +15,7 @@ from pathlib import Path
 from kernelgen.errors import InvalidInput
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ARCH = re.compile(r"[0-9]+\.[0-9]+a?(\+PTX)?")  # ASCII digits only: nvcc reads no others
+ARCH_PATTERN = re.compile(r"[0-9]+\.[0-9]+a?(\+PTX)?")  # ASCII digits only: nvcc reads no others
 
 CPP_KEYWORDS = frozenset(
     """alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t
@@ -48,7 +48,30 @@ RESERVED_PACKAGE_NAMES = frozenset(
         "nvcuda",
         "cub",
         "thrust",
+        # Modules of the generated project itself: setup.py imports cuda_env, the tests and
+        # benchmarks import utils, conftest and common from their folders.
+        "cuda_env",
+        "setup",
+        "conftest",
+        "utils",
+        "common",
+        "docs",
     }
+)
+# Folders the generated .gitignore leaves out of version control: a package there is lost.
+GITIGNORED_NAMES = frozenset({"build", "dist", "__pycache__"})
+# Names the C and C++ standard libraries define as macros (and the few CUDA adds): a kernel or
+# package called so turns every use into the macro's value, and the C++ stops compiling.
+C_MACROS = frozenset(
+    """NULL EOF BUFSIZ FILENAME_MAX FOPEN_MAX L_tmpnam TMP_MAX SEEK_CUR SEEK_END SEEK_SET
+    stdin stdout stderr errno assert offsetof setjmp va_arg va_copy va_end va_start
+    EXIT_FAILURE EXIT_SUCCESS RAND_MAX MB_CUR_MAX CLOCKS_PER_SEC INFINITY NAN HUGE_VAL
+    CHAR_BIT CHAR_MAX CHAR_MIN INT_MAX INT_MIN LONG_MAX LONG_MIN SCHAR_MAX SCHAR_MIN SHRT_MAX
+    SHRT_MIN UCHAR_MAX UINT_MAX ULONG_MAX USHRT_MAX LLONG_MAX LLONG_MIN ULLONG_MAX
+    FLT_MAX FLT_MIN DBL_MAX DBL_MIN FLT_EPSILON DBL_EPSILON SIZE_MAX PTRDIFF_MAX
+    INT8_MAX INT16_MAX INT32_MAX INT64_MAX UINT8_MAX UINT16_MAX UINT32_MAX UINT64_MAX
+    EDOM ERANGE EILSEQ SIGABRT SIGFPE SIGILL SIGINT SIGSEGV SIGTERM SIG_DFL SIG_ERR SIG_IGN
+    M_PI M_E WITH_CUDA USE_CUDA TORCH_TARGET_VERSION __CUDA_ARCH__""".split()
 )
 # Torch's own operator namespaces.
 RESERVED_NAMESPACES = frozenset({"aten", "prim", "prims", "torch", "c10", "quantized", "_"})
@@ -140,6 +163,8 @@ def _check_identifier(name: str, what: str, hint: str = "") -> None:
         raise InvalidInput(f"{what} {name!r} is a Python keyword{suffix}")
     if name in CPP_KEYWORDS:
         raise InvalidInput(f"{what} {name!r} is a C++ keyword{suffix}")
+    if name in C_MACROS:
+        raise InvalidInput(f"{what} {name!r} is a C/C++ standard macro{suffix}")
     if name.startswith("__") and name.endswith("__"):
         raise InvalidInput(f"{what} {name!r} is a dunder name, reserved by Python{suffix}")
 
@@ -147,10 +172,16 @@ def _check_identifier(name: str, what: str, hint: str = "") -> None:
 def validate_package_name(name: str, hint: str = "pass a valid one with --name") -> None:
     """A Python package name that is also usable as a C++ namespace."""
     _check_identifier(name, "package name", hint)
-    if name in RESERVED_PACKAGE_NAMES or name in sys.stdlib_module_names:
+    suffix = f"; {hint}" if hint else ""
+    reserved = {n.casefold() for n in RESERVED_PACKAGE_NAMES}
+    if name.casefold() in reserved or name in sys.stdlib_module_names:
         raise InvalidInput(
-            f"package name {name!r} would shadow an existing module or C++ namespace"
-            + (f"; {hint}" if hint else "")
+            f"package name {name!r} would shadow an existing module or C++ namespace{suffix}"
+        )
+    if name in GITIGNORED_NAMES:
+        raise InvalidInput(
+            f"package name {name!r} is a folder the generated .gitignore leaves out of version "
+            f"control{suffix}"
         )
 
 
@@ -176,7 +207,7 @@ def validate_arch_list(arch_list: tuple[str, ...]) -> None:
     if not arch_list:
         raise InvalidInput("the arch list needs at least one compute capability, e.g. 9.0")
     for arch in arch_list:
-        if not _ARCH.fullmatch(arch):
+        if not ARCH_PATTERN.fullmatch(arch):
             raise InvalidInput(
                 f"{arch!r} is not a compute capability like 8.0, 9.0, 9.0a or 8.6+PTX"
             )

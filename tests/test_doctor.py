@@ -360,3 +360,100 @@ def test_standard_abi_project_says_it_needs_its_own_torch(tmp_path, no_pip_wheel
         machine([tools_dir(tmp_path, "c++", "ninja")]), project=tmp_path / "proj"
     )
     assert find(checks, "ABI").message.startswith("standard")
+
+
+@pytest.fixture
+def no_hung_tools(monkeypatch):
+    monkeypatch.setattr(cuda_env, "_hung_tools", set())
+
+
+def test_a_hanging_nvcc_costs_one_short_timeout(
+    tmp_path, no_pip_wheels, no_hung_tools, monkeypatch
+):
+    """A wrapper nvcc whose child hangs (and holds the output pipe): doctor still ends soon."""
+    toolkit = fake_toolkit(tmp_path / "cuda")
+    write_script(toolkit / "bin" / "nvcc", "sleep 600\n")
+    monkeypatch.setattr(cuda_env, "PROBE_TIMEOUT_S", 2.0)
+    started = time.monotonic()
+    checks = doctor.run_checks(
+        machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")], CUDA_HOME=str(toolkit))
+    )
+    assert time.monotonic() - started < 10
+    assert find(checks, "nvcc").status is Status.ERROR
+    assert find(checks, "nvcc + host compiler").status is Status.ERROR
+
+
+def test_the_real_doctor_command_ends_within_20_s_against_a_hanging_nvcc(tmp_path):
+    toolkit = fake_toolkit(tmp_path / "cuda")
+    write_script(toolkit / "bin" / "nvcc", "sleep 600\n")
+    env = {
+        **os.environ,
+        "CUDA_HOME": str(toolkit),
+        "PATH": f"{toolkit / 'bin'}{os.pathsep}{os.environ['PATH']}",
+    }
+    started = time.monotonic()
+    result = subprocess.run(
+        [sys.executable, "-m", "kernelgen", "doctor"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert time.monotonic() - started < 20, result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_nvcc_printing_bytes_that_are_not_utf8(tmp_path, no_pip_wheels, no_hung_tools):
+    toolkit = fake_toolkit(tmp_path / "cuda")
+    write_script(
+        toolkit / "bin" / "nvcc", "printf 'Cuda compilation tools, release 13.0 \\377\\376\\n'\n"
+    )
+    checks = doctor.run_checks(
+        machine([toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")], CUDA_HOME=str(toolkit))
+    )
+    assert "13.0" in find(checks, "nvcc").message
+
+
+@pytest.mark.parametrize("value", ["garbage", "9.0;sm_90", "8.O", ";"])
+def test_a_garbage_arch_list_variable_is_an_error(tmp_path, no_pip_wheels, no_hung_tools, value):
+    toolkit = fake_toolkit(tmp_path / "cuda")
+    checks = doctor.run_checks(
+        machine(
+            [toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")],
+            CUDA_HOME=str(toolkit),
+            TORCH_CUDA_ARCH_LIST=value,
+        )
+    )
+    arch = find(checks, "TORCH_CUDA_ARCH_LIST")
+    assert arch.status is Status.ERROR and arch.blocks is Blocks.CUDA
+
+
+def test_an_arch_list_variable_nvcc_cannot_target(tmp_path, no_pip_wheels, no_hung_tools):
+    toolkit = fake_toolkit(tmp_path / "cuda")
+    checks = doctor.run_checks(
+        machine(
+            [toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")],
+            CUDA_HOME=str(toolkit),
+            TORCH_CUDA_ARCH_LIST="6.0;9.0",
+        )
+    )
+    arch = find(checks, "TORCH_CUDA_ARCH_LIST")
+    assert (
+        arch.status is Status.ERROR
+        and "6.0" in arch.message
+        and "9.0" not in arch.message.split("for")[1]
+    )
+
+
+@pytest.mark.parametrize("cuda", ["13", "13.x", "cuda13.0", ""])
+def test_a_torch_reporting_an_odd_cuda_version(tmp_path, no_pip_wheels, no_hung_tools, cuda):
+    toolkit = fake_toolkit(tmp_path / "cuda")
+    torch = TorchInfo(version="2.14.1", cuda=cuda)
+    checks = doctor.run_checks(
+        machine(
+            [toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")], torch, CUDA_HOME=str(toolkit)
+        )
+    )
+    assert all(isinstance(c.message, str) for c in checks)
+    if cuda:
+        assert "not MAJOR.MINOR" in find(checks, "nvcc").message

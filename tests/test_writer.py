@@ -209,6 +209,7 @@ def test_a_disk_failing_for_good_midway_keeps_every_original(tmp_path, monkeypat
     for n in range(1, operations + 1):
         root = tmp_path / f"run{n}"
         shutil.copytree(tmp_path / "pristine", root, symlinks=True)
+
         def stop(count: int, name: str, args: tuple, n=n) -> None:
             if count >= n:
                 raise OSError(30, "Read-only file system")
