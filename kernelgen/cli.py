@@ -171,7 +171,10 @@ def main() -> None:
     "--dry-run", is_flag=True, help="List the files that would be written; write nothing."
 )
 @click.option(
-    "--force", is_flag=True, help="Write into a non-empty DIRECTORY, replacing files that differ."
+    "--force",
+    is_flag=True,
+    help="Write into a non-empty DIRECTORY, replacing only files kernelgen generated there "
+    "and nobody edited since; any other file in the way is refused.",
 )
 def new_command(
     directory: str,

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from kernelgen import cuda_env
+from kernelgen import cuda_env, journal
 from kernelgen.errors import KernelgenError
 from kernelgen.manifest import find_project_root, read_manifest
 from kernelgen.options import ARCH_PATTERN, STABLE_ABI_MIN_TORCH, torch_target_version
@@ -429,6 +429,15 @@ def check_project(machine: Machine, project: Path) -> tuple[list[Check], str | N
             f"{project}: package {options.package}, ops from {len(options.kernels)} kernel(s)",
         )
     ]
+    if journal.pending(project):
+        checks.append(
+            Check(
+                "interrupted change",
+                Status.WARNING,
+                f"a kernelgen change was interrupted in {project} ({journal.TRANSACTION_DIR}/); the "
+                "next add-kernel there rolls it back first",
+            )
+        )
     checks += check_abi(machine, options.abi)
     if list((project / options.package).glob("_C*.so")):
         result = subprocess.run(

@@ -457,3 +457,12 @@ def test_a_torch_reporting_an_odd_cuda_version(tmp_path, no_pip_wheels, no_hung_
     assert all(isinstance(c.message, str) for c in checks)
     if cuda:
         assert "not MAJOR.MINOR" in find(checks, "nvcc").message
+
+
+def test_an_interrupted_change_is_reported(tmp_path, no_pip_wheels):
+    new_project(options_for("vector_add"), tmp_path / "proj")
+    (tmp_path / "proj" / ".kernelgen-transaction").mkdir()
+    checks = doctor.run_checks(
+        machine([tools_dir(tmp_path, "c++", "ninja")]), project=tmp_path / "proj"
+    )
+    assert "next add-kernel there rolls it back" in find(checks, "interrupted change").message

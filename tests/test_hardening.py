@@ -207,3 +207,36 @@ def test_a_held_lock_makes_the_second_command_refuse_with_one_line(cli, project,
                 os._exit(3 if "another kernelgen command" in exc.message else 4)
         _, status = os.waitpid(pid, 0)
     assert os.WEXITSTATUS(status) == 3
+
+
+def test_long_names_that_fit_the_filesystem_work(cli, tmp_path):
+    name = "k" * 235  # bench_<name>.py and <name>_kernels.cuh stay under 255 bytes
+    result = cli("new", "proj", "--no-input", "-k", f"vector_add={name}")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "proj" / "benchmarks" / f"bench_{name}.py").is_file()
+
+
+def test_a_file_differing_only_in_case_on_disk_is_not_clobbered(cli, project):
+    twin = project / "myops" / "csrc" / "Silu.cpp"
+    twin.write_text("the user's file\n")
+    result = cli("add-kernel", "activation", "--project", str(project))
+    assert "the same file on case-insensitive disks" in one_line_refusal(result, 1)
+    assert twin.read_text() == "the user's file\n"
+
+
+def test_doctor_survives_build_locks_vanishing_during_its_scan(tmp_path, monkeypatch):
+    from kernelgen import doctor
+
+    locks = tmp_path / "ext"
+    (locks / "a").mkdir(parents=True)
+    (locks / "a" / "lock").write_text("")
+    real_stat = Path.stat
+
+    def vanishing(self, *args, **kwargs):
+        if self.name == "lock":
+            raise FileNotFoundError(2, "No such file or directory")
+        return real_stat(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "stat", vanishing)
+    machine = doctor.Machine(env={"TORCH_EXTENSIONS_DIR": str(locks)}, torch=None)
+    assert doctor._stale_locks(machine) == []
