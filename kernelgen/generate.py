@@ -18,7 +18,7 @@ from typing import Any
 from kernelgen import __version__, journal
 from kernelgen.catalog import KERNEL_METADATA, find_kernel, project_skeleton
 from kernelgen.errors import InvalidInput, KernelgenError, ProjectConflict
-from kernelgen.fs import check_case_collisions, check_name_lengths, read_regular_file
+from kernelgen.fs import read_regular_file
 from kernelgen.manifest import MANIFEST_NAME, Manifest, find_project_root, read_manifest, sha256
 from kernelgen.options import (
     STABLE_ABI_MIN_TORCH,
@@ -178,7 +178,6 @@ def render_project(
                 )
         files.update(kernel_files)
         per_kernel[choice.name] = kernel_files
-    check_case_collisions(files)
     generated = {str(p): sha256(content) for p, content in files.items()}
     if previously_generated is not None:
         rewritten = {str(p) for p in _owned_paths(options)}
@@ -242,7 +241,6 @@ def new_project(
     if destination.exists() and not destination.is_dir():
         raise InvalidInput(f"{destination} exists and is not a folder")
     files, _ = render_project(options)
-    check_name_lengths(destination, files)
     notes = _variant_notes(options.kernels, options.package)
     kernel_ops = {c.name: find_kernel(c.template).ops_for(c.name) for c in options.kernels}
     if not destination.exists():
