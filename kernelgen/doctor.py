@@ -22,7 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -65,6 +65,10 @@ class TorchInfo:
     cuda: str | None
     gpus: tuple[str, ...] = ()  # compute capabilities of the visible GPUs, e.g. ("9.0",)
     error: str | None = None
+    # The compute capabilities torch.utils.cpp_extension builds for (None: not known), and its
+    # verdict on TORCH_CUDA_ARCH_LIST when that is set (None: accepted or not known).
+    accepted_archs: frozenset[str] | None = None
+    arch_list_error: str | None = None
 
 
 @dataclass
@@ -78,8 +82,10 @@ class Machine:
     extra: dict[str, str] = field(default_factory=dict)
 
 
+# torch keeps the arch names its extension builder accepts inside a private function, so the
+# probe asks that function (with a grid of candidates) rather than copying its list.
 _TORCH_PROBE = """
-import json, torch
+import json, os, torch
 gpus = []
 try:
     for i in range(torch.cuda.device_count()):
@@ -87,7 +93,27 @@ try:
         gpus.append(f"{major}.{minor}")
 except Exception:
     pass
-print(json.dumps({"version": torch.__version__, "cuda": torch.version.cuda, "gpus": gpus}))
+accepted, arch_list_error = None, None
+try:
+    from torch.utils.cpp_extension import _get_cuda_arch_flags
+    user_value = os.environ.get("TORCH_CUDA_ARCH_LIST")
+    if user_value and user_value != "native":
+        try:
+            _get_cuda_arch_flags()
+        except ValueError as exc:
+            arch_list_error = str(exc)
+    accepted = []
+    for arch in (f"{M}.{m}{s}" for M in range(1, 20) for m in range(10) for s in ("", "a", "f")):
+        os.environ["TORCH_CUDA_ARCH_LIST"] = arch
+        try:
+            _get_cuda_arch_flags()
+            accepted.append(arch)
+        except ValueError:
+            pass
+except Exception:
+    accepted = None
+print(json.dumps({"version": torch.__version__, "cuda": torch.version.cuda, "gpus": gpus,
+                  "accepted_archs": accepted, "arch_list_error": arch_list_error}))
 """
 
 
@@ -112,8 +138,13 @@ def probe_torch(python: str = sys.executable) -> TorchInfo | None:
     try:
         data = json.loads(result.stdout.strip().splitlines()[-1])
         cuda = None if data["cuda"] is None else str(data["cuda"])
+        accepted = data.get("accepted_archs")
         return TorchInfo(
-            version=str(data["version"]), cuda=cuda, gpus=tuple(map(str, data["gpus"]))
+            version=str(data["version"]),
+            cuda=cuda,
+            gpus=tuple(map(str, data["gpus"])),
+            accepted_archs=None if not accepted else frozenset(map(str, accepted)),
+            arch_list_error=data.get("arch_list_error"),
         )
     except (ValueError, IndexError, KeyError, TypeError):
         return TorchInfo(
@@ -355,12 +386,24 @@ def check_ninja(machine: Machine) -> list[Check]:
 
 
 def check_arch_list_variable(machine: Machine, cuda_home: Path | None) -> list[Check]:
-    """TORCH_CUDA_ARCH_LIST, when set: every entry a compute capability this nvcc targets."""
+    """TORCH_CUDA_ARCH_LIST, when set: accepted by torch, and every entry one this nvcc targets."""
     value = machine.env.get("TORCH_CUDA_ARCH_LIST")
     if not value:
         return []
+    torch_judged = machine.torch is not None and machine.torch.accepted_archs is not None
+    if machine.torch is not None and machine.torch.arch_list_error:
+        return [
+            Check(
+                "TORCH_CUDA_ARCH_LIST",
+                Status.ERROR,
+                f"torch {machine.torch.version} rejects {value!r}: "
+                f"{machine.torch.arch_list_error}; fix or unset it",
+                Blocks.CUDA,
+            )
+        ]
     archs = [a for a in re.split(r"[;\s,]+", value) if a]
-    malformed = [a for a in archs if not ARCH_PATTERN.fullmatch(a)]
+    # Names such as "Hopper" are torch's to judge; without its verdict only numbers pass.
+    malformed = [] if torch_judged else [a for a in archs if not ARCH_PATTERN.fullmatch(a)]
     if malformed or not archs:
         return [
             Check(
@@ -371,7 +414,8 @@ def check_arch_list_variable(machine: Machine, cuda_home: Path | None) -> list[C
                 Blocks.CUDA,
             )
         ]
-    if cuda_home is not None and (unsupported := cuda_env.unsupported_archs(cuda_home, archs)):
+    numeric = [a for a in archs if ARCH_PATTERN.fullmatch(a)]
+    if cuda_home is not None and (unsupported := cuda_env.unsupported_archs(cuda_home, numeric)):
         return [
             Check(
                 "TORCH_CUDA_ARCH_LIST",
@@ -382,6 +426,13 @@ def check_arch_list_variable(machine: Machine, cuda_home: Path | None) -> list[C
             )
         ]
     return [Check("TORCH_CUDA_ARCH_LIST", Status.OK, value)]
+
+
+def torch_unknown_archs(info: TorchInfo | None, archs: Iterable[str]) -> list[str]:
+    """The archs (like "9.0a" or "8.6+PTX") the installed torch's extension builder refuses."""
+    if info is None or info.accepted_archs is None:
+        return []
+    return [a for a in archs if a.removesuffix("+PTX") not in info.accepted_archs]
 
 
 def check_gpus(machine: Machine, default_arch: str | None) -> list[Check]:
@@ -491,7 +542,27 @@ def check_project(machine: Machine, project: Path) -> tuple[list[Check], str | N
                 Blocks.CUDA,
             )
         )
+    if machine.torch is not None and (
+        unknown := torch_unknown_archs(machine.torch, options.arch_list)
+    ):
+        checks.append(
+            Check(
+                "arch list",
+                Status.ERROR,
+                f"the project compiles for {', '.join(unknown)} when no GPU is visible, which torch "
+                f"{machine.torch.version} does not know (it builds for "
+                f"{', '.join(sorted(machine.torch.accepted_archs or (), key=_arch_order))}); "
+                "set TORCH_CUDA_ARCH_LIST to known ones",
+                Blocks.CUDA,
+            )
+        )
     return checks, ";".join(options.arch_list)
+
+
+def _arch_order(arch: str) -> tuple[int, int, str]:
+    major, _, rest = arch.partition(".")
+    minor = "".join(ch for ch in rest if ch.isdigit())
+    return int(major), int(minor or 0), rest
 
 
 def _release(version: str) -> tuple[int, int] | None:

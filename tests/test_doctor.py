@@ -466,3 +466,57 @@ def test_an_interrupted_change_is_reported(tmp_path, no_pip_wheels):
         machine([tools_dir(tmp_path, "c++", "ninja")]), project=tmp_path / "proj"
     )
     assert "next add-kernel there rolls it back" in find(checks, "interrupted change").message
+
+
+def test_torch_probe_reports_the_archs_its_extension_builder_accepts(monkeypatch):
+    monkeypatch.setenv("TORCH_CUDA_ARCH_LIST", "9.0;9.5")
+    info = doctor.probe_torch()
+    assert info is not None and info.accepted_archs is not None
+    assert {"8.0", "9.0", "9.0a"} <= info.accepted_archs and "9.5" not in info.accepted_archs
+    assert info.arch_list_error is not None and "9.5" in info.arch_list_error
+
+
+def test_a_project_arch_torch_does_not_know(tmp_path, no_pip_wheels, no_hung_tools):
+    toolkit = fake_toolkit(tmp_path / "cuda")
+    new_project(
+        dataclasses.replace(options_for("vector_add"), arch_list=("9.0", "9.5+PTX")),
+        tmp_path / "proj",
+    )
+    torch = dataclasses.replace(CUDA_TORCH, accepted_archs=frozenset({"8.0", "9.0", "9.0a"}))
+    m = machine(
+        [toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")], torch, CUDA_HOME=str(toolkit)
+    )
+    checks = doctor.run_checks(m, project=tmp_path / "proj")
+    arch = next(c for c in checks if c.name == "arch list" and "which torch" in c.message)
+    assert arch.status is Status.ERROR and arch.blocks is Blocks.CUDA
+    assert "compiles for 9.5+PTX when" in arch.message and "8.0, 9.0, 9.0a" in arch.message
+
+
+def test_an_arch_list_variable_torch_rejects(tmp_path, no_pip_wheels, no_hung_tools):
+    toolkit = fake_toolkit(tmp_path / "cuda")
+    torch = dataclasses.replace(
+        CUDA_TORCH,
+        accepted_archs=frozenset({"9.0"}),
+        arch_list_error="Unknown CUDA arch (9.5) or GPU not supported",
+    )
+    m = machine(
+        [toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")],
+        torch,
+        CUDA_HOME=str(toolkit),
+        TORCH_CUDA_ARCH_LIST="9.0;9.5",
+    )
+    arch = find(doctor.run_checks(m), "TORCH_CUDA_ARCH_LIST")
+    assert arch.status is Status.ERROR and "rejects '9.0;9.5'" in arch.message
+    assert "Unknown CUDA arch (9.5)" in arch.message
+
+
+def test_an_arch_name_torch_accepts_is_fine(tmp_path, no_pip_wheels, no_hung_tools):
+    toolkit = fake_toolkit(tmp_path / "cuda")
+    torch = dataclasses.replace(CUDA_TORCH, accepted_archs=frozenset({"9.0"}))
+    m = machine(
+        [toolkit / "bin", tools_dir(tmp_path, "c++", "ninja")],
+        torch,
+        CUDA_HOME=str(toolkit),
+        TORCH_CUDA_ARCH_LIST="Hopper",
+    )
+    assert find(doctor.run_checks(m), "TORCH_CUDA_ARCH_LIST").status is Status.OK
