@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 
 from kernelgen import __version__
-from kernelgen.catalog import all_kernels, default_names
-from kernelgen.errors import InvalidInput
+from kernelgen.catalog import all_kernels, installed
+from kernelgen.errors import InvalidInput, KernelgenError
 from kernelgen.generate import GenerationResult, add_kernel, new_project
 from kernelgen.options import (
     ABIS,
@@ -25,12 +25,44 @@ from kernelgen.options import (
     parse_arch_list,
     validate_arch_list,
     validate_namespace,
-    validate_op_name,
     validate_package_name,
 )
+from kernelgen.reconcile import Action, FileChange
+from kernelgen.update import UpdateResult, unified_diff, update_project
 from kernelgen.writer import Status
 
 DEFAULT_ARCH = "9.0"
+# Exit status of `update` when it wrote conflict markers for the user to resolve.
+EXIT_CONFLICTS = 3
+
+# The flag that sets each input a library error can blame (KernelgenError.option).
+_HINTS = {
+    "package": "pass a valid one with --package",
+    "namespace": "pass a valid one with --namespace",
+    "kernels": "check --kernel",
+    "arch_list": "check --arch",
+    "abi": "check --abi",
+    "force": "pass --force",
+}
+_ADD_KERNEL_HINTS = {**_HINTS, "kernels": "check TEMPLATE and --name"}
+
+
+def _cli_message(exc: KernelgenError, command: str | None) -> str:
+    hints = _ADD_KERNEL_HINTS if command == "add-kernel" else _HINTS
+    hint = hints.get(exc.option or "")
+    return f"{exc.message} ({hint})" if hint else exc.message
+
+
+class _Group(click.Group):
+    """Turns the library's errors into click's: a one-line message and the error's exit code."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except InvalidInput as exc:
+            raise click.UsageError(_cli_message(exc, ctx.invoked_subcommand)) from exc
+        except KernelgenError as exc:  # exit 1
+            raise click.ClickException(_cli_message(exc, ctx.invoked_subcommand)) from exc
 
 
 def _ask(prompt: str, default: str, check: Callable[[str], object]) -> str:
@@ -52,8 +84,7 @@ def _check_kernel_specs(answer: str) -> None:
     if not specs:
         raise InvalidInput("name at least one kernel")
     for spec in specs:
-        choice = KernelChoice.parse(spec, default_names())
-        validate_op_name(choice.name, what="kernel name", hint="")
+        installed().resolve(KernelChoice.parse(spec))
 
 
 def _interactive(no_input: bool) -> bool:
@@ -121,7 +152,7 @@ def _next_steps(result: GenerationResult, new: bool) -> None:
         )
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="kernelgen")
 def main() -> None:
     """Scaffold PyTorch C++/CUDA extension projects from tested reference kernels.
@@ -145,8 +176,9 @@ def main() -> None:
     "See `kernelgen list`.",
 )
 @click.option(
-    "--name", "package", help="Python package name. Default: DIRECTORY's name, '-' and '.' as '_'."
+    "--package", help="Python package name. Default: DIRECTORY's name, '-' and '.' as '_'."
 )
+@click.option("--name", "old_package_flag", hidden=True, help="Old spelling of --package.")
 @click.option("--namespace", help="torch.ops namespace of the ops. Default: the package name.")
 @click.option(
     "--arch",
@@ -180,6 +212,7 @@ def new_command(
     directory: str,
     kernels: tuple[str, ...],
     package: str | None,
+    old_package_flag: str | None,
     namespace: str | None,
     arches: tuple[str, ...],
     abi: str,
@@ -200,24 +233,26 @@ def new_command(
         raise InvalidInput(
             "DIRECTORY is empty; name the folder to create, e.g. kernelgen new myops"
         )
+    if old_package_flag is not None:
+        click.echo("kernelgen: `new --name` is now `new --package`", err=True)
+        package = package or old_package_flag
     folder = Path(directory)
     interactive = _interactive(no_input)
     if package is None:
         proposed = default_package_name(folder)
         if interactive:
-            package = _ask(
-                "Python package name", proposed, lambda v: validate_package_name(v, hint="")
-            )
+            package = _ask("Python package name", proposed, validate_package_name)
         else:
             package = proposed
-            validate_package_name(
-                package, hint=f"pass --name (the default comes from {folder.name!r})"
-            )
+            try:
+                validate_package_name(package)
+            except InvalidInput as exc:
+                raise click.UsageError(
+                    f"{exc.message} (the default comes from {folder.name!r}; pass --package)"
+                ) from exc
     if namespace is None:
         namespace = (
-            _ask("torch.ops namespace", package, lambda v: validate_namespace(v, hint=""))
-            if interactive
-            else package
+            _ask("torch.ops namespace", package, validate_namespace) if interactive else package
         )
     if not kernels and interactive:
         listed = ", ".join(all_kernels())
@@ -235,9 +270,7 @@ def new_command(
                 lambda v: validate_arch_list(parse_arch_list([v])),
             ),
         )
-    choices = tuple(
-        KernelChoice.parse(spec, default_names()) for spec in (kernels or ("vector_add",))
-    )
+    choices = tuple(KernelChoice.parse(spec) for spec in (kernels or ("vector_add",)))
     options = ProjectOptions(
         package=package,
         namespace=namespace,
@@ -277,13 +310,89 @@ def add_kernel_command(template: str, name: str | None, project: Path, dry_run: 
       kernelgen add-kernel activation --name my_gelu
       kernelgen add-kernel sparse --project path/to/myops --dry-run
     """
-    if template not in all_kernels():
-        raise InvalidInput(
-            f"unknown kernel template {template!r}; choose from: {', '.join(all_kernels())}"
-        )
     result = add_kernel(project, template, name, dry_run=dry_run)
     _report(result, "Wrote")
+    for change in result.merged:
+        click.echo(f"  {_describe(change)}")
     _next_steps(result, new=False)
+
+
+_ACTION_WORDS = {
+    Action.CREATE: "added",
+    Action.REPLACE: "updated",
+    Action.MERGE: "merged with your edits",
+    Action.CONFLICT: "CONFLICT",
+    Action.DELETE: "deleted",
+    Action.KEEP: "kept",
+}
+
+
+def _describe(change: FileChange) -> str:
+    reason = f": {change.reason}" if change.reason else ""
+    return f"{_ACTION_WORDS[change.action]:<22} {change.path}{reason}"
+
+
+def _report_update(result: UpdateResult) -> None:
+    if result.recovered:
+        click.echo(f"kernelgen: {result.recovered}", err=True)
+    versions = f"kernelgen {result.from_version} -> {result.to_version}"
+    if not result.changes:
+        click.echo(f"{result.root} is up to date with its templates ({versions}).")
+        return
+    if result.dry_run:
+        for change in result.changes:
+            click.echo(unified_diff(change), nl=False)
+    verb = "Would update" if result.dry_run else "Updated"
+    click.echo(f"{verb} {result.root} ({versions}):")
+    for change in result.changes:
+        click.echo(f"  {_describe(change)}")
+    if result.dry_run:
+        click.echo("Dry run: nothing was written.")
+    elif result.conflicts:
+        click.echo(
+            f"\n{len(result.conflicts)} file(s) have conflicts: edit them to keep what you want "
+            "between the <<<<<<< / ======= / >>>>>>> markers, then rebuild and test."
+        )
+    else:
+        click.echo("\nNext: review with `git diff`, then rebuild and test.")
+
+
+@main.command("update")
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("."),
+    show_default=True,
+    help="The project folder (or any folder inside it).",
+)
+@click.option(
+    "--dry-run", is_flag=True, help="Print what would change as a unified diff; write nothing."
+)
+@click.option(
+    "--force", is_flag=True, help="Update even with uncommitted git changes (or outside git)."
+)
+def update_command(project: Path, dry_run: bool, force: bool) -> None:
+    """Bring a project up to this kernelgen's templates, keeping your edits.
+
+    Re-renders the project from the options and kernels in its kernelgen.toml. A generated
+    file you never edited is replaced; one you edited is merged three ways (from the copy in
+    .kernelgen/generated/), conflicts between <<<<<<< markers; a file new in the templates
+    is added; one they dropped is deleted only if untouched; files kernelgen did not
+    generate are never touched. All or nothing on disk. Refuses to run with uncommitted git
+    changes, so you can review the update with `git diff` and undo it, unless --force.
+
+    Exit status: 0 updated (or already up to date), 1 refused or failed (nothing written),
+    2 bad usage, 3 updated with conflicts to resolve.
+
+    \b
+    Examples:
+      kernelgen update --dry-run
+      kernelgen update --project path/to/myops
+    """
+    result = update_project(project, dry_run=dry_run, force=force)
+    _report_update(result)
+    if result.conflicts and not dry_run:
+        sys.exit(EXIT_CONFLICTS)
 
 
 @main.command("list")

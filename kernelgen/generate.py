@@ -1,33 +1,46 @@
-"""The library entry points: `new_project` and `add_kernel`.
+"""The library entry points `new_project` and `add_kernel`, and the rendering they share.
 
-Each runs the pipeline end to end: options -> catalog -> render (in memory) -> manifest ->
-writer. The CLI is a thin wrapper over these; tests and scripts can call them directly:
+Each runs the pipeline end to end: options -> catalog (resolve the kernels) -> render (in
+memory) -> manifest -> writer. The CLI is a thin wrapper over these; tests and scripts can
+call them directly:
 
     from kernelgen import KernelChoice, ProjectOptions, new_project
-    new_project(ProjectOptions("myops", "myops", (KernelChoice("vector_add", "vector_add"),)), "myops")
+    new_project(ProjectOptions("myops", "myops", (KernelChoice("vector_add"),)), "myops")
+
+A project's files are always rendered from its whole kernel list, so `new` with kernels A
+and B and `new` with A followed by `add_kernel` B give the same tree.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from kernelgen import __version__, journal
-from kernelgen.catalog import KERNEL_METADATA, find_kernel, project_skeleton
+from kernelgen.catalog import KERNEL_METADATA, Catalog, KernelInstance, installed
 from kernelgen.errors import InvalidInput, KernelgenError, ProjectConflict
 from kernelgen.fs import read_regular_file
-from kernelgen.manifest import MANIFEST_NAME, Manifest, find_project_root, read_manifest, sha256
+from kernelgen.manifest import (
+    MANIFEST_NAME,
+    PRISTINE_DIR,
+    Manifest,
+    find_project_root,
+    pristine_path,
+    read_manifest,
+    read_pristine,
+    sha256,
+)
 from kernelgen.options import (
     STABLE_ABI_MIN_TORCH,
     KernelChoice,
     ProjectOptions,
     torch_target_version,
-    validate_op_name,
 )
 from kernelgen.project_lock import locked
+from kernelgen.reconcile import Action, FileChange, reconcile
 from kernelgen.render import FileSet, render_tree
 from kernelgen.writer import PlannedFile, Status, plan, write_into, write_new_tree
 
@@ -51,55 +64,40 @@ class GenerationResult:
     notes: list[str] = dataclasses.field(default_factory=list)  # what the user must do next
     kernel_ops: dict[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)  # name -> ops
     recovered: str | None = None  # what was done about a change a previous command left half done
+    merged: list[FileChange] = dataclasses.field(default_factory=list)  # edited files merged
 
 
-def _arch_number(arch: str) -> float:
-    return float(arch.split("+")[0].rstrip("af"))
+@dataclasses.dataclass(frozen=True)
+class RenderedProject:
+    """A project rendered in memory: its kernels resolved, its files, each kernel's files."""
 
+    options: ProjectOptions  # with every kernel's name filled in
+    kernels: tuple[KernelInstance, ...]
+    files: FileSet  # everything the templates generate (not the manifest or pristine copies)
+    per_kernel: dict[str, FileSet]
 
-def check_arch_list_fits_kernels(options: ProjectOptions) -> None:
-    """Refuse an --arch older than a chosen kernel needs, before anything is compiled."""
-    for choice in options.kernels:
-        needed = find_kernel(choice.template).min_arch
-        too_old = [
-            a for a in options.arch_list if needed and _arch_number(a) < _arch_number(needed)
-        ]
-        if too_old:
-            raise InvalidInput(
-                f"the {choice.template} kernel needs compute capability {needed} or newer, but --arch "
-                f"includes {', '.join(too_old)}; drop it or choose {needed}+"
-            )
-
-
-def project_ops(options: ProjectOptions) -> list[str]:
-    """Every torch op the project defines, in order; refuses duplicates and bad names."""
-    seen: dict[str, str] = {}
-    for choice in options.kernels:
-        for op in find_kernel(choice.template).ops_for(choice.name):
-            validate_op_name(op)
-            if op in seen:
-                raise InvalidInput(
-                    f"op name {op!r} is already defined (by the {seen[op]} kernel); "
-                    "give this kernel another name"
-                )
-            seen[op] = choice.template
-    return list(seen)
-
-
-def _context(options: ProjectOptions) -> dict[str, Any]:
-    kernels = []
-    for choice in options.kernels:
-        template = find_kernel(choice.template)
-        kernels.append(
-            {
-                "template": choice.template,
-                "name": choice.name,
-                "ops": template.ops_for(choice.name),
-                "description": template.description,
-                "variant": template.variants.get(template.variant_for(choice.name) or "", {}),
-                "variant_chosen_by_name": choice.name in template.variants,
-            }
+    def record(self, generated: dict[str, str], version: str = __version__) -> FileSet:
+        """The manifest, with `generated` as its digests of the files as last generated."""
+        manifest = Manifest(
+            kernelgen_version=version,
+            options=self.options,
+            owned={str(p): sha256(self.files[p]) for p in owned_paths(self.options)},
+            ops={k.name: k.ops for k in self.kernels},
+            generated=generated,
         )
+        return {PurePosixPath(MANIFEST_NAME): manifest.to_toml().encode("utf-8")}
+
+    def pristine(self, paths: Iterable[PurePosixPath]) -> FileSet:
+        """Pristine copies of the generated files at `paths`."""
+        return {pristine_path(p): self.files[p] for p in paths}
+
+    def tree(self) -> FileSet:
+        """The whole project as `new` writes it: files, pristine copies and manifest."""
+        generated = {str(p): sha256(content) for p, content in self.files.items()}
+        return {**self.files, **self.pristine(self.files), **self.record(generated)}
+
+
+def _context(options: ProjectOptions, kernels: tuple[KernelInstance, ...]) -> dict[str, Any]:
     return {
         "kernelgen_version": __version__,
         "package": options.package,
@@ -109,24 +107,33 @@ def _context(options: ProjectOptions) -> dict[str, Any]:
         "abi": options.abi,
         "stable_abi_min_torch": STABLE_ABI_MIN_TORCH,
         "torch_target_version": torch_target_version(STABLE_ABI_MIN_TORCH),
-        "kernels": kernels,
-        "ops": project_ops(options),
+        "kernels": [
+            {
+                "template": k.template.name,
+                "name": k.name,
+                "ops": k.ops,
+                "description": k.template.description,
+                "variant": k.template.variants.get(k.variant or "", {}),
+                "variant_chosen_by_name": k.name in k.template.variants,
+            }
+            for k in kernels
+        ],
+        "ops": [op for k in kernels for op in k.ops],
     }
 
 
-def _variant_notes(kernels: tuple[KernelChoice, ...], package: str) -> list[str]:
+def _variant_notes(kernels: Iterable[KernelInstance], package: str) -> list[str]:
     """For each instance whose name picks none of its template's variants: what it computes
     now, and the two places that define its math."""
     notes = []
-    for choice in kernels:
-        template = find_kernel(choice.template)
-        variant = template.variant_for(choice.name)
-        if variant is None or variant == choice.name:
+    for kernel in kernels:
+        if kernel.variant is None or kernel.variant == kernel.name:
             continue
-        name = choice.name
-        known = ", ".join(template.variants)
+        name = kernel.name
+        known = ", ".join(kernel.template.variants)
+        title = kernel.template.variants[kernel.variant]["title"]
         notes.append(
-            f"{name} computes {template.variants[variant]['title']} ({name} is not one of {known}): "
+            f"{name} computes {title} ({name} is not one of {known}): "
             f"edit {name}_forward_math and {name}_derivative_math in {package}/csrc/{name}_math.h, "
             f"and reference_{name} in tests/test_{name}.py"
         )
@@ -142,71 +149,59 @@ def _render_for_abi(root: Path, context: dict[str, Any], exclude: frozenset[str]
     return files
 
 
-def _render_kernel(choice: KernelChoice, context: dict[str, Any]) -> FileSet:
-    template = find_kernel(choice.template)
-    kernel_context = {**context, "name": choice.name, "dtypes": template.dtypes}
-    if (variant := template.variant_for(choice.name)) is not None:
-        kernel_context["variant"] = template.variants[variant]
-        kernel_context["variant_chosen_by_name"] = variant == choice.name
-    return _render_for_abi(template.root, kernel_context, frozenset({KERNEL_METADATA}))
+def _render_kernel(kernel: KernelInstance, context: dict[str, Any]) -> FileSet:
+    kernel_context = {**context, "name": kernel.name, "dtypes": kernel.template.dtypes}
+    if kernel.variant is not None:
+        kernel_context["variant"] = kernel.template.variants[kernel.variant]
+        kernel_context["variant_chosen_by_name"] = kernel.variant == kernel.name
+    return _render_for_abi(kernel.template.root, kernel_context, frozenset({KERNEL_METADATA}))
 
 
-def _owned_paths(options: ProjectOptions) -> list[PurePosixPath]:
+def owned_paths(options: ProjectOptions) -> list[PurePosixPath]:
     return [PurePosixPath(p.format(package=options.package)) for p in OWNED_FILES]
 
 
-def render_project(
-    options: ProjectOptions, previously_generated: dict[str, str] | None = None
-) -> tuple[FileSet, dict[str, FileSet]]:
-    """Render a whole project: all its files, and each kernel instance's own files by name.
-
-    The manifest records the digest of every file as rendered here; `previously_generated`
-    (add-kernel's) keeps the digests of the files it does not rewrite.
-    """
-    check_arch_list_fits_kernels(options)
-    context = _context(options)
-    files = _render_for_abi(project_skeleton(), context, frozenset())
+def render_project(options: ProjectOptions, catalog: Catalog | None = None) -> RenderedProject:
+    """Render a whole project in memory from `catalog` (default: the installed templates)."""
+    catalog = catalog or installed()
+    kernels = catalog.resolve_all(options)
+    options = dataclasses.replace(options, kernels=tuple(k.choice for k in kernels))
+    context = _context(options, kernels)
+    files = _render_for_abi(catalog.skeleton, context, frozenset())
     files[PurePosixPath("cuda_env.py")] = CUDA_ENV_MODULE.read_bytes()
     per_kernel: dict[str, FileSet] = {}
-    for choice in options.kernels:
-        kernel_files = _render_kernel(choice, context)
+    for kernel in kernels:
+        kernel_files = _render_kernel(kernel, context)
         for path in kernel_files:
             if path in files:
                 raise InvalidInput(
-                    f"kernel name {choice.name!r} would generate {path}, which the project "
-                    "already has; pass another name"
+                    f"kernel name {kernel.name!r} would generate {path}, which the project "
+                    "already has; give the kernel another name",
+                    option="kernels",
                 )
         files.update(kernel_files)
-        per_kernel[choice.name] = kernel_files
-    generated = {str(p): sha256(content) for p, content in files.items()}
-    if previously_generated is not None:
-        rewritten = {str(p) for p in _owned_paths(options)}
-        rewritten |= {str(p) for p in per_kernel[options.kernels[-1].name]}
-        generated = {**previously_generated, **{p: generated[p] for p in rewritten}}
-    manifest = Manifest(
-        kernelgen_version=__version__,
-        options=options,
-        owned={str(p): sha256(files[p]) for p in _owned_paths(options)},
-        ops={c.name: find_kernel(c.template).ops_for(c.name) for c in options.kernels},
-        generated=generated,
-    )
-    files[PurePosixPath(MANIFEST_NAME)] = manifest.to_toml().encode("utf-8")
-    return files, per_kernel
+        per_kernel[kernel.name] = kernel_files
+    return RenderedProject(options, kernels, files, per_kernel)
 
 
-def _benchmarks(files: FileSet) -> list[str]:
+def _benchmarks(files: Iterable[PurePosixPath]) -> list[str]:
     return sorted(
         str(p) for p in files if p.parts[0] == "benchmarks" and p.name.startswith("bench_")
     )
 
 
+def _kernelgens_own(path: PurePosixPath) -> bool:
+    """kernelgen's record of a project (manifest, pristine copies): its to replace."""
+    return path == PurePosixPath(MANIFEST_NAME) or path.is_relative_to(PRISTINE_DIR)
+
+
 def _unedited_generated_files(destination: Path, files: FileSet) -> set[PurePosixPath]:
     """The files in `destination` that its manifest shows kernelgen generated and nobody has
-    edited since: the only ones `new --force` may replace."""
+    edited since, and kernelgen's record: the only ones `new` with force may replace."""
     if not (destination / MANIFEST_NAME).exists():
         return set()
     recorded = read_manifest(destination).generated
-    unedited = {PurePosixPath(MANIFEST_NAME)}
+    unedited = {path for path in files if _kernelgens_own(path)}
     for path in files:
         target = destination / path
         if str(path) in recorded and target.is_file() and not target.is_symlink():
@@ -216,7 +211,7 @@ def _unedited_generated_files(destination: Path, files: FileSet) -> set[PurePosi
 
 
 def _check_force_keeps_recorded_kernels(destination: Path, options: ProjectOptions) -> None:
-    """`new --force` over a project must not drop kernels added to it since."""
+    """`new` with force over a project must not drop kernels added to it since."""
     if not (destination / MANIFEST_NAME).exists():
         return
     recorded = read_manifest(destination).options.kernels
@@ -224,13 +219,19 @@ def _check_force_keeps_recorded_kernels(destination: Path, options: ProjectOptio
     if dropped:
         listed = ", ".join(f"{k.template}={k.name}" for k in dropped)
         raise ProjectConflict(
-            f"{destination} is a kernelgen project with kernels this `new` would drop ({listed}); "
-            "pass them with --kernel too, or use add-kernel; nothing was written"
+            f"{destination} is a kernelgen project with kernels this new project would drop "
+            f"({listed}); include them, or add kernels with add-kernel; nothing was written",
+            option="kernels",
         )
 
 
 def new_project(
-    options: ProjectOptions, destination: Path | str, *, dry_run: bool = False, force: bool = False
+    options: ProjectOptions,
+    destination: Path | str,
+    *,
+    dry_run: bool = False,
+    force: bool = False,
+    catalog: Catalog | None = None,
 ) -> GenerationResult:
     """Generate a project in `destination`, which must be missing or empty unless `force`.
 
@@ -240,49 +241,49 @@ def new_project(
     destination = Path(destination)
     if destination.exists() and not destination.is_dir():
         raise InvalidInput(f"{destination} exists and is not a folder")
-    files, _ = render_project(options)
-    notes = _variant_notes(options.kernels, options.package)
-    kernel_ops = {c.name: find_kernel(c.template).ops_for(c.name) for c in options.kernels}
+    project = render_project(options, catalog)
+    files = project.tree()
+    notes = _variant_notes(project.kernels, options.package)
+    kernel_ops = {k.name: k.ops for k in project.kernels}
+    benchmarks = _benchmarks(project.files)
     if not destination.exists():
         planned = plan(files, destination)
         if not dry_run:
-            with _nothing_written_on_os_error(destination):
+            with nothing_written_on_os_error(destination):
                 write_new_tree(files, destination)
-        return GenerationResult(
-            destination, planned, dry_run, _benchmarks(files), notes, kernel_ops
-        )
+        return GenerationResult(destination, planned, dry_run, benchmarks, notes, kernel_ops)
     with locked(destination):
-        recovered = _recover(destination, dry_run)
+        recovered = recover_interrupted_change(destination, dry_run)
         if any(destination.iterdir()) and not force:
             raise InvalidInput(
-                f"{destination} exists and is not empty; choose a new folder, or pass --force to "
-                "write into it (replacing only files kernelgen generated there, unedited)"
+                f"{destination} exists and is not empty; choose a new folder, or write into it "
+                "with force (replacing only files kernelgen generated there, unedited)",
+                option="force",
             )
         if force:
-            _check_force_keeps_recorded_kernels(destination, options)
+            _check_force_keeps_recorded_kernels(destination, project.options)
         replaceable = _unedited_generated_files(destination, files) if force else set()
         planned = plan(files, destination, may_overwrite=replaceable)
         if not dry_run:
-            with _nothing_written_on_os_error(destination):
+            with nothing_written_on_os_error(destination):
                 write_into(planned, destination)
-    result = GenerationResult(destination, planned, dry_run, _benchmarks(files), notes, kernel_ops)
-    return dataclasses.replace(result, recovered=recovered)
+    return GenerationResult(destination, planned, dry_run, benchmarks, notes, kernel_ops, recovered)
 
 
-def _recover(root: Path, dry_run: bool) -> str | None:
+def recover_interrupted_change(root: Path, dry_run: bool) -> str | None:
     """Finish or undo a change a previous command left half done (a kill, a power cut)."""
     if not journal.pending(root):
         return None
     if dry_run:
         raise ProjectConflict(
-            f"an interrupted kernelgen change is pending in {root}; run the command without "
-            "--dry-run once, which rolls it back first"
+            f"an interrupted kernelgen change is pending in {root}; run the command for real "
+            "once (not as a dry run), which rolls it back first"
         )
     return journal.recover(root)
 
 
 @contextlib.contextmanager
-def _nothing_written_on_os_error(where: Path) -> Iterator[None]:
+def nothing_written_on_os_error(where: Path) -> Iterator[None]:
     """Turn a disk error (full, read-only, permissions) into a one-line error; the writer has
     already undone its partial work by the time it gets here."""
     try:
@@ -309,28 +310,94 @@ def _check_owned_files_untouched(root: Path, manifest: Manifest) -> None:
             )
 
 
+def current_file(root: Path, path: PurePosixPath) -> bytes | None:
+    """The file at `path` in the project, or None where there is none."""
+    target = root / path
+    if not target.exists() and not target.is_symlink():
+        return None
+    return read_regular_file(target, str(path))
+
+
+def reconcile_file(
+    root: Path, manifest: Manifest, path: PurePosixPath, new: bytes | None
+) -> FileChange:
+    """`reconcile` for `path` of the project at `root`, from what is on disk and recorded."""
+    return reconcile(
+        path,
+        current_file(root, path),
+        manifest.generated.get(str(path)),
+        read_pristine(root, path),
+        new,
+        new_label=f"kernelgen {__version__}",
+    )
+
+
 def add_kernel(
-    project: Path | str, template: str, name: str | None = None, *, dry_run: bool = False
+    project: Path | str,
+    template: str,
+    name: str | None = None,
+    *,
+    dry_run: bool = False,
+    catalog: Catalog | None = None,
 ) -> GenerationResult:
-    """Add one instance of the reference kernel `template` to the project at or above `project`."""
+    """Add one instance of the reference kernel `template` to the project at or above `project`.
+
+    Writes the kernel's files, regenerates the owned files and the manifest, and brings the
+    files that describe the whole project (the README) to the new kernel list, merging any
+    edits made to them.
+    """
     root = find_project_root(Path(project))
-    choice = KernelChoice(template, name or find_kernel(template).default_name)
     with locked(root):  # from reading the manifest to writing it back
-        recovered = _recover(root, dry_run)
+        recovered = recover_interrupted_change(root, dry_run)
         manifest = read_manifest(root)
-        options = dataclasses.replace(manifest.options, kernels=(*manifest.options.kernels, choice))
-        files, per_kernel = render_project(options, previously_generated=manifest.generated)
+        before = render_project(manifest.options, catalog)
+        options = dataclasses.replace(
+            before.options, kernels=(*before.options.kernels, KernelChoice(template, name))
+        )
+        after = render_project(options, catalog)
+        added = after.kernels[-1]
         _check_owned_files_untouched(root, manifest)
-        owned = {*_owned_paths(options), PurePosixPath(MANIFEST_NAME)}
-        wanted = {**per_kernel[choice.name], **{p: files[p] for p in owned}}
-        planned = plan(wanted, root, may_overwrite=owned)
+        owned = set(owned_paths(options))
+        kernel_files = after.per_kernel[added.name]
+        # Files of the whole project the new kernel changes (the README lists every kernel).
+        described = [
+            p
+            for p, content in after.files.items()
+            if p not in kernel_files and p not in owned and before.files.get(p) != content
+        ]
+        merged = [reconcile_file(root, manifest, p, after.files[p]) for p in described]
+        rewritten = {
+            *kernel_files,
+            *owned,
+            *(c.path for c in merged if c.action is not Action.KEEP),
+        }
+        generated = {**manifest.generated, **{str(p): sha256(after.files[p]) for p in rewritten}}
+        wanted: FileSet = {p: after.files[p] for p in (*kernel_files, *owned)}
+        wanted.update({c.path: c.after for c in merged if c.after is not None})
+        wanted.update(after.pristine(rewritten))
+        wanted.update(after.record(generated))
+        may_overwrite = {*owned, *wanted} - set(kernel_files)
+        planned = plan(wanted, root, may_overwrite=may_overwrite)
         if not dry_run:
-            with _nothing_written_on_os_error(root):
+            with nothing_written_on_os_error(root):
                 write_into(planned, root)
-    notes = _variant_notes((choice,), options.package)
-    kernel_ops = {choice.name: find_kernel(template).ops_for(choice.name)}
-    benchmarks = _benchmarks(per_kernel[choice.name])
-    return GenerationResult(root, planned, dry_run, benchmarks, notes, kernel_ops, recovered)
+    return GenerationResult(
+        root,
+        planned,
+        dry_run,
+        _benchmarks(kernel_files),
+        _variant_notes((added,), options.package),
+        {added.name: added.ops},
+        recovered,
+        [c for c in merged if c.action is not Action.UNCHANGED],
+    )
 
 
-__all__ = ["GenerationResult", "Status", "add_kernel", "new_project", "render_project"]
+__all__ = [
+    "GenerationResult",
+    "RenderedProject",
+    "Status",
+    "add_kernel",
+    "new_project",
+    "render_project",
+]

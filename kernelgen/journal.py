@@ -6,8 +6,9 @@ all inside the hidden folder `.kernelgen-transaction` of the project:
 1. stage: every new file's bytes are written to `new/<i>` and synced, then `journal.json`
    (the targets, what each replaces, the folders to create) is written atomically. Until
    it exists, no file of the project has been touched.
-2. apply, with SIGINT and SIGTERM held back: each file being replaced is renamed to
-   `old/<i>`, and `new/<i>` is renamed into its place. Renames only: no free space needed.
+2. apply, with SIGINT and SIGTERM held back: each file being replaced (or deleted) is
+   renamed to `old/<i>`, and `new/<i>` is renamed into its place. Renames only: no free
+   space needed.
 3. commit: `journal.json` is rewritten with state "committed".
 4. clean up: the transaction folder is deleted.
 
@@ -39,10 +40,11 @@ JOURNAL = "journal.json"
 
 @dataclass(frozen=True)
 class Change:
-    """One file the transaction writes: its path in the folder, bytes, and mode."""
+    """One file the transaction writes (or, with no content, deletes): its path in the folder,
+    bytes, and mode."""
 
     path: PurePosixPath
-    content: bytes
+    content: bytes | None  # None: delete the file
     replaces: bool  # a file is there now (it is kept in old/ until the commit)
     mode: int
 
@@ -137,7 +139,8 @@ def apply(root: Path, changes: Sequence[Change], new_dirs: Sequence[PurePosixPat
         os.mkdir(txn / "new")
         os.mkdir(txn / "old")
         for i, change in enumerate(changes):
-            _write_synced(txn / "new" / str(i), change.content, change.mode)
+            if change.content is not None:
+                _write_synced(txn / "new" / str(i), change.content, change.mode)
         _fsync_dir(txn / "new")
         journal["state"] = "prepared"
         _write_journal(txn, journal)
@@ -154,7 +157,8 @@ def apply(root: Path, changes: Sequence[Change], new_dirs: Sequence[PurePosixPat
                 target = root / change.path
                 if change.replaces:
                     os.replace(target, txn / "old" / str(i))
-                os.replace(txn / "new" / str(i), target)
+                if change.content is not None:
+                    os.replace(txn / "new" / str(i), target)
             for written in {(root / c.path).parent for c in changes}:
                 _fsync_dir(written)
             if held.received is not None:

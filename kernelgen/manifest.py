@@ -1,9 +1,10 @@
 """kernelgen.toml: the record of how a project was generated, which add-kernel reads and updates.
 
-It stores the answers given to `new`, the kernels added since, a SHA-256 of every file
-kernelgen owns and regenerates (so add-kernel can tell when one of those was edited by hand),
-and a SHA-256 of every file as kernelgen generated it (so `new --force` replaces only files
-nobody edited). A manifest missing a part, or holding the wrong types, is an error naming
+It stores the answers given to `new`, the kernels added since, the kernelgen version that
+last wrote the project, a SHA-256 of every file kernelgen owns and regenerates (so add-kernel
+can tell when one of those was edited by hand), and a SHA-256 of every file as kernelgen
+generated it (so `new --force` and `update` replace only files nobody edited). Beside it,
+.kernelgen/generated/ keeps those files' text, the base `update` merges from. A manifest missing a part, or holding the wrong types, is an error naming
 the file and the part: never a silent pass that would let a hand-edited file be overwritten.
 """
 
@@ -14,7 +15,7 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from kernelgen.errors import InvalidInput, KernelgenError, NotAProject
 from kernelgen.fs import read_regular_file
@@ -26,6 +27,23 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 MANIFEST_NAME = "kernelgen.toml"
+# A copy of every file as kernelgen last generated it, under the same relative path: the base
+# `update` merges the user's edits from. It lives in the project (and in its git history), so
+# an update needs neither the old kernelgen nor the network.
+PRISTINE_DIR = PurePosixPath(".kernelgen/generated")
+
+
+def pristine_path(path: PurePosixPath | str) -> PurePosixPath:
+    """Where the pristine copy of the generated file `path` is kept."""
+    return PRISTINE_DIR / path
+
+
+def read_pristine(project_root: Path, path: PurePosixPath | str) -> bytes | None:
+    """The pristine copy of `path`, or None where there is none (or it is not a plain file)."""
+    try:
+        return read_regular_file(project_root / pristine_path(path), str(pristine_path(path)))
+    except (OSError, KernelgenError):
+        return None
 
 
 def sha256(data: bytes) -> str:
@@ -80,7 +98,8 @@ class Manifest:
         lines += [f"{q(path)} = {q(digest)}" for path, digest in sorted(self.owned.items())]
         lines += [
             "",
-            "# Every file as kernelgen generated it: `new --force` replaces only files that match.",
+            "# Every file as kernelgen last generated it (a copy of each is in .kernelgen/generated):",
+            "# `new --force` and `update` replace only files that still match.",
             "[generated]",
         ]
         lines += [f"{q(path)} = {q(digest)}" for path, digest in sorted(self.generated.items())]

@@ -97,24 +97,22 @@ RESERVED_OP_NAMES = frozenset({"ops", "csrc", "torch", "testing"})
 
 @dataclass(frozen=True)
 class KernelChoice:
-    """One reference kernel to instantiate: `template` named `name` (files and ops derive from it)."""
+    """One reference kernel to instantiate: `template` named `name` (files and ops derive from
+    it); no name means the template's default, filled in by kernelgen.catalog."""
 
     template: str
-    name: str
+    name: str | None = None
 
     @classmethod
-    def parse(cls, spec: str, default_names: dict[str, str]) -> KernelChoice:
-        """Parse `TEMPLATE` or `TEMPLATE=NAME` as given to `--kernel`."""
+    def parse(cls, spec: str) -> KernelChoice:
+        """Parse `TEMPLATE` or `TEMPLATE=NAME`."""
         template, sep, name = spec.partition("=")
-        template = template.strip()
-        if template not in default_names:
-            known = ", ".join(sorted(default_names))
-            raise InvalidInput(f"unknown kernel template {template!r}; choose from: {known}")
         if sep and not name.strip():
             raise InvalidInput(
-                f"kernel {spec!r}: the name after '=' is empty; give one, or drop the '='"
+                f"kernel {spec!r}: the name after '=' is empty; give one, or drop the '='",
+                option="kernels",
             )
-        return cls(template=template, name=name.strip() if sep else default_names[template])
+        return cls(template=template.strip(), name=name.strip() if sep else None)
 
 
 @dataclass(frozen=True)
@@ -131,13 +129,14 @@ class ProjectOptions:
     def __post_init__(self) -> None:
         validate_package_name(self.package)
         if self.abi not in ABIS:
-            raise InvalidInput(f"abi {self.abi!r} is not one of: {', '.join(ABIS)}")
+            raise InvalidInput(f"abi {self.abi!r} is not one of: {', '.join(ABIS)}", option="abi")
         validate_namespace(self.namespace)
         validate_arch_list(self.arch_list)
         if not self.kernels:
-            raise InvalidInput("a project needs at least one kernel (--kernel)")
+            raise InvalidInput("a project needs at least one kernel", option="kernels")
         for kernel in self.kernels:
-            validate_op_name(kernel.name, what="kernel name")
+            if kernel.name is not None:
+                validate_kernel_name(kernel.name)
         if not self.distribution:
             object.__setattr__(self, "distribution", self.package.replace("_", "-"))
 
@@ -148,68 +147,78 @@ def default_package_name(directory: Path | str) -> str:
     return base.replace("-", "_").replace(".", "_")
 
 
-def _check_identifier(name: str, what: str, hint: str = "") -> None:
-    suffix = f"; {hint}" if hint else ""
+def _check_identifier(name: str, what: str, option: str) -> None:
+    def refuse(problem: str) -> InvalidInput:
+        return InvalidInput(f"{what} {name!r} {problem}", option=option)
+
     if not name:
-        raise InvalidInput(f"{what} must not be empty{suffix}")
+        raise InvalidInput(f"{what} must not be empty", option=option)
     if "/" in name or "\\" in name or ".." in name:
-        raise InvalidInput(f"{what} {name!r} must not contain path separators or '..'{suffix}")
+        raise refuse("must not contain path separators or '..'")
     if not _IDENTIFIER.fullmatch(name):
-        raise InvalidInput(
-            f"{what} {name!r} is not a valid identifier (letters, digits and '_', "
-            f"not starting with a digit){suffix}"
+        raise refuse(
+            "is not a valid identifier (letters, digits and '_', not starting with a digit)"
         )
     if keyword.iskeyword(name):
-        raise InvalidInput(f"{what} {name!r} is a Python keyword{suffix}")
+        raise refuse("is a Python keyword")
     if name in CPP_KEYWORDS:
-        raise InvalidInput(f"{what} {name!r} is a C++ keyword{suffix}")
+        raise refuse("is a C++ keyword")
     if name in C_MACROS:
-        raise InvalidInput(f"{what} {name!r} is a C/C++ standard macro{suffix}")
+        raise refuse("is a C/C++ standard macro")
     if name.startswith("__") and name.endswith("__"):
-        raise InvalidInput(f"{what} {name!r} is a dunder name, reserved by Python{suffix}")
+        raise refuse("is a dunder name, reserved by Python")
 
 
-def validate_package_name(name: str, hint: str = "pass a valid one with --name") -> None:
+def validate_package_name(name: str) -> None:
     """A Python package name that is also usable as a C++ namespace."""
-    _check_identifier(name, "package name", hint)
-    suffix = f"; {hint}" if hint else ""
+    _check_identifier(name, "package name", "package")
     reserved = {n.casefold() for n in RESERVED_PACKAGE_NAMES}
     if name.casefold() in reserved or name in sys.stdlib_module_names:
         raise InvalidInput(
-            f"package name {name!r} would shadow an existing module or C++ namespace{suffix}"
+            f"package name {name!r} would shadow an existing module or C++ namespace",
+            option="package",
         )
     if name in GITIGNORED_NAMES:
         raise InvalidInput(
             f"package name {name!r} is a folder the generated .gitignore leaves out of version "
-            f"control{suffix}"
+            "control",
+            option="package",
         )
 
 
-def validate_namespace(name: str, hint: str = "pass a valid one with --namespace") -> None:
+def validate_namespace(name: str) -> None:
     """A torch operator namespace: ops are called as torch.ops.<namespace>.<op>."""
-    _check_identifier(name, "namespace", hint)
+    _check_identifier(name, "namespace", "namespace")
     if name in RESERVED_NAMESPACES:
-        raise InvalidInput(f"namespace {name!r} belongs to PyTorch" + (f"; {hint}" if hint else ""))
+        raise InvalidInput(f"namespace {name!r} belongs to PyTorch", option="namespace")
 
 
-def validate_op_name(name: str, what: str = "op name", hint: str = "choose another name") -> None:
+def validate_op_name(name: str, what: str = "op name") -> None:
     """An operator (or kernel instance) name: a function in Python, C++ and torch.ops."""
-    _check_identifier(name, what, hint)
+    _check_identifier(name, what, "kernels")
     if name in RESERVED_OP_NAMES or name.startswith("_"):
         raise InvalidInput(
-            f"{what} {name!r} is reserved by the generated package (or starts with '_')"
-            + (f"; {hint}" if hint else "")
+            f"{what} {name!r} is reserved by the generated package (or starts with '_')",
+            option="kernels",
         )
+
+
+def validate_kernel_name(name: str) -> None:
+    """A kernel instance's name: its files, C++ functions and ops derive from it."""
+    validate_op_name(name, what="kernel name")
 
 
 def validate_arch_list(arch_list: tuple[str, ...]) -> None:
     """CUDA compute capabilities as TORCH_CUDA_ARCH_LIST spells them: 8.0, 9.0, 9.0a, 8.6+PTX."""
     if not arch_list:
-        raise InvalidInput("the arch list needs at least one compute capability, e.g. 9.0")
+        raise InvalidInput(
+            "the arch list needs at least one compute capability, e.g. 9.0", option="arch_list"
+        )
     for arch in arch_list:
         if not ARCH_PATTERN.fullmatch(arch):
             raise InvalidInput(
-                f"{arch!r} is not a compute capability like 8.0, 9.0, 9.0a or 8.6+PTX"
+                f"{arch!r} is not a compute capability like 8.0, 9.0, 9.0a or 8.6+PTX",
+                option="arch_list",
             )
 
 

@@ -29,6 +29,7 @@ class Status(enum.Enum):
     CREATE = "create"
     IDENTICAL = "identical"
     OVERWRITE = "overwrite"
+    DELETE = "delete"
 
 
 @dataclass(frozen=True)
@@ -41,10 +42,13 @@ class PlannedFile:
 
 
 def plan(
-    files: FileSet, root: Path, may_overwrite: Collection[PurePosixPath] = ()
+    files: FileSet,
+    root: Path,
+    may_overwrite: Collection[PurePosixPath] = (),
+    delete: Collection[PurePosixPath] = (),
 ) -> list[PlannedFile]:
     """Decide each file's status; refuse, before any write, if one would clobber a user's file
-    or touch anything but a regular file inside `root`."""
+    or touch anything but a regular file inside `root`. `delete` lists files to remove."""
     fs.check_name_lengths(root, files)
     fs.check_case_collisions(files)
     planned: list[PlannedFile] = []
@@ -70,6 +74,11 @@ def plan(
             planned.append(PlannedFile(path, content, Status.OVERWRITE))
         else:
             conflicts.append(f"{path} (exists with other content)")
+    for path in sorted(delete):
+        if (unsafe := fs.check_target(root, path)) is not None:
+            conflicts.append(unsafe)
+        elif (root / path).is_file():
+            planned.append(PlannedFile(path, b"", Status.DELETE))
     if conflicts:
         raise ProjectConflict(
             "refusing to overwrite existing files, nothing was written: " + "; ".join(conflicts)
@@ -112,6 +121,7 @@ def write_into(planned: list[PlannedFile], root: Path) -> None:
     """Apply `planned` inside the existing folder `root`, all or nothing (kernelgen.journal).
 
     A replaced file keeps its mode; a new one gets the mode a plain `open()` would give it.
+    A DELETE removes the file (kept in the journal until the change commits).
     """
     changes = []
     new_dirs: list[PurePosixPath] = []
@@ -122,9 +132,10 @@ def write_into(planned: list[PlannedFile], root: Path) -> None:
         for parent in reversed(item.path.parents[:-1]):
             if not (root / parent).exists() and parent not in new_dirs:
                 new_dirs.append(parent)
-        replaces = item.status is Status.OVERWRITE
+        replaces = item.status in (Status.OVERWRITE, Status.DELETE)
         mode = target.stat().st_mode & 0o7777 if replaces else _new_file_mode()
-        changes.append(journal.Change(item.path, item.content, replaces, mode))
+        content = None if item.status is Status.DELETE else item.content
+        changes.append(journal.Change(item.path, content, replaces, mode))
     if changes:
         journal.apply(root, changes, new_dirs)
 

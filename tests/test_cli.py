@@ -100,8 +100,8 @@ def test_dry_run_writes_nothing(cli, tmp_path):
     "args",
     [
         ["new", "2fast", "--no-input"],
-        ["new", "proj", "--name", "class"],
-        ["new", "proj", "--name", "torch"],
+        ["new", "proj", "--package", "class"],
+        ["new", "proj", "--package", "torch"],
         ["new", "proj", "--namespace", "aten"],
         ["new", "proj", "--kernel", "vector_add=__init__"],
         ["new", "proj", "--kernel", "vector_add=../evil"],
@@ -122,9 +122,9 @@ def test_bad_input_is_a_one_line_usage_error(cli, tmp_path, args):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_bad_directory_name_suggests_name_option(cli):
+def test_bad_directory_name_suggests_the_package_option(cli):
     result = cli("new", "2fast", "--no-input")
-    assert "--name" in result.output
+    assert "--package" in result.output
 
 
 def test_new_refuses_a_non_empty_folder(cli, tmp_path):
@@ -152,7 +152,9 @@ def test_new_into_an_empty_existing_folder(cli, tmp_path):
 def test_generation_is_byte_identical_for_the_same_answers(cli, tmp_path):
     for folder in ("a", "b"):
         assert (
-            cli("new", folder, "--name", "ops1", "-k", "vector_add", "-k", "activation").exit_code
+            cli(
+                "new", folder, "--package", "ops1", "-k", "vector_add", "-k", "activation"
+            ).exit_code
             == 0
         )
     files_a = sorted(
@@ -252,8 +254,9 @@ def test_arch_older_than_a_kernel_needs_is_refused_before_writing(cli, tmp_path)
     result = cli("new", "tc", "--no-input", "--kernel", "wmma", "--arch", "5.0")
     assert result.exit_code == 2
     assert (
-        "the wmma kernel needs compute capability 7.0 or newer, but --arch includes 5.0"
+        "the wmma kernel needs compute capability 7.0 or newer, but the arch list includes 5.0"
         in result.output
+        and "(check --arch)" in result.output
     )
     assert not (tmp_path / "tc").exists()
 
@@ -287,7 +290,7 @@ def test_each_prompt_validates_its_own_answer_and_asks_again(cli, monkeypatch):
     "args",
     [
         ["x", "-k", "vector_add="],
-        ["x", "--name", ""],
+        ["x", "--package", ""],
         ["x", "--namespace", ""],
         [""],
         ["x", "--arch", ""],
@@ -314,3 +317,9 @@ def test_add_kernel_duplicate_name_error_fits_add_kernel(cli, tmp_path):
     result = cli("add-kernel", "vector_add", "--project", str(tmp_path / "proj"))
     assert result.exit_code == 2
     assert "already defined" in result.output and "--kernel" not in result.output
+
+
+def test_the_old_spelling_of_package_still_works(cli, tmp_path):
+    result = cli("new", "proj", "--no-input", "--name", "fastops")
+    assert result.exit_code == 0 and (tmp_path / "proj" / "fastops" / "__init__.py").is_file()
+    assert "now `new --package`" in result.output

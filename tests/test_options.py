@@ -5,6 +5,7 @@ import string
 
 import pytest
 
+from kernelgen.catalog import installed
 from kernelgen.errors import InvalidInput
 from kernelgen.options import (
     KernelChoice,
@@ -70,14 +71,31 @@ def test_good_names_pass():
     validate_op_name("fused_gelu")
 
 
-def test_kernel_choice_parsing():
-    defaults = {"activation": "silu", "vector_add": "vector_add"}
-    assert KernelChoice.parse("activation", defaults) == KernelChoice("activation", "silu")
-    assert KernelChoice.parse("activation=my_gelu", defaults) == KernelChoice(
-        "activation", "my_gelu"
+def test_kernel_choice_parsing_and_resolution():
+    assert KernelChoice.parse("activation") == KernelChoice("activation", None)
+    assert KernelChoice.parse("activation=my_gelu") == KernelChoice("activation", "my_gelu")
+    silu = installed().resolve(KernelChoice.parse("activation"))
+    assert (silu.name, silu.ops, silu.choice) == (
+        "silu",
+        ("silu", "silu_backward"),
+        KernelChoice("activation", "silu"),
     )
     with pytest.raises(InvalidInput, match="unknown kernel template 'conv'"):
-        KernelChoice.parse("conv", defaults)
+        installed().resolve(KernelChoice.parse("conv"))
+
+
+def test_all_cross_kernel_checks_happen_in_one_place():
+    catalog = installed()
+    clashes = [
+        (("vector_add", None), ("vector_add", None), "already defined"),
+        (("activation", "x"), ("vector_add", "x_backward"), "op name 'x_backward'"),
+        (("vector_add", "ops"), None, "reserved"),
+    ]
+    for first, second, says in clashes:
+        kernels = tuple(KernelChoice(*k) for k in (first, second) if k is not None)
+        with pytest.raises(InvalidInput, match=says) as refused:
+            catalog.resolve_all(ProjectOptions("p", "p", kernels))
+        assert refused.value.option == "kernels" and "--" not in refused.value.message
 
 
 def test_arch_list_forms():

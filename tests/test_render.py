@@ -13,7 +13,7 @@ from kernelgen.manifest import MANIFEST_NAME, Manifest
 
 
 def all_kernels_project():
-    files, _ = render_project(options_for(*ALL_TEMPLATES))
+    files = render_project(options_for(*ALL_TEMPLATES)).files
     return files
 
 
@@ -29,7 +29,7 @@ def test_no_template_syntax_survives():
         if path.suffix == ".yml":  # GitHub Actions expressions are ${{ ... }}
             text = re.sub(r"\$\{\{[^}]*\}\}", "", text)
         assert not re.search(r"\{\{|\{%|\{#", text), f"unrendered template syntax in {path}"
-        assert "__package__" not in str(path)
+        assert not re.search(r"\{\{|\}\}|\.jinja$", str(path)), f"unrendered path {path}"
 
 
 def test_generated_python_parses():
@@ -57,14 +57,14 @@ def test_workflow_is_valid_yaml_with_expected_jobs():
 
 def test_manifest_round_trips():
     options = options_for("vector_add", "activation")
-    files, _ = render_project(options)
+    files = render_project(options).tree()
     manifest = Manifest.from_toml(files[_path(MANIFEST_NAME)].decode(), _path(MANIFEST_NAME))
     assert manifest.options == options
     assert set(manifest.owned) == {"myops/__init__.py"}
 
 
 def test_package_name_flows_into_every_layer():
-    files, _ = render_project(options_for("vector_add", package="fastops"))
+    files = render_project(options_for("vector_add", package="fastops")).files
     assert b"TORCH_LIBRARY(fastops, m)" in files[_path("fastops/csrc/module.cpp")]
     assert b"namespace fastops {" in files[_path("fastops/csrc/cuda/vector_add.cu")]
     assert b"torch.ops.fastops.vector_add.default" in files[_path("fastops/ops/vector_add.py")]
@@ -72,18 +72,17 @@ def test_package_name_flows_into_every_layer():
 
 @pytest.mark.parametrize("template", ALL_TEMPLATES)
 def test_each_template_renders_its_own_files(template):
-    files, per_kernel = render_project(options_for(template))
-    (kernel_files,) = per_kernel.values()
+    (kernel_files,) = render_project(options_for(template)).per_kernel.values()
     assert any(p.suffix == ".cu" for p in kernel_files)
     assert any(p.name.startswith("test_") for p in kernel_files)
     assert any(p.name.startswith("bench_") for p in kernel_files)
 
 
 def test_readme_says_how_to_make_your_own_activation():
-    files, _ = render_project(options_for("vector_add", "activation"))
+    files = render_project(options_for("vector_add", "activation")).files
     readme = files[_path("README.md")].decode()
     assert "reference_silu" in readme and "myops/csrc/silu_math.h" in readme
-    files, _ = render_project(options_for("vector_add"))
+    files = render_project(options_for("vector_add")).files
     assert "your own activation" not in files[_path("README.md")].decode()
 
 
@@ -102,7 +101,7 @@ def test_activation_name_picks_its_math_reference_and_baseline(name, math, basel
     options = ProjectOptions(
         package="acts", namespace="acts", kernels=(KernelChoice("activation", name),)
     )
-    files, _ = render_project(options)
+    files = render_project(options).files
     header = files[_path(f"acts/csrc/{name}_math.h")].decode()
     assert math in header.split("End of the activation")[0]
     assert baseline in files[_path(f"benchmarks/bench_{name}.py")].decode()
