@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from kernelgen import cuda_env, journal
+from kernelgen import __version__, cuda_env, journal
 from kernelgen.errors import KernelgenError
 from kernelgen.manifest import find_project_root, read_manifest
 from kernelgen.options import ARCH_PATTERN, STABLE_ABI_MIN_TORCH, torch_target_version
@@ -480,6 +480,7 @@ def check_project(machine: Machine, project: Path) -> tuple[list[Check], str | N
             f"{project}: package {options.package}, ops from {len(options.kernels)} kernel(s)",
         )
     ]
+    checks += check_kernelgen_version(manifest.kernelgen_version)
     if journal.pending(project):
         checks.append(
             Check(
@@ -563,6 +564,27 @@ def _arch_order(arch: str) -> tuple[int, int, str]:
     major, _, rest = arch.partition(".")
     minor = "".join(ch for ch in rest if ch.isdigit())
     return int(major), int(minor or 0), rest
+
+
+def _version_key(version: str) -> tuple[int, ...] | None:
+    """(0, 2, 1) for "0.2.1"; None when a part is not a number."""
+    parts = version.split("+")[0].split(".")
+    return tuple(int(part) for part in parts) if all(p.isdigit() for p in parts) else None
+
+
+def check_kernelgen_version(recorded: str) -> list[Check]:
+    """Whether the installed kernelgen is newer than the one that last wrote the project."""
+    installed, written = _version_key(__version__), _version_key(recorded)
+    if installed is None or written is None or installed <= written:
+        return [Check("kernelgen version", Status.OK, f"project written by kernelgen {recorded}")]
+    return [
+        Check(
+            "kernelgen version",
+            Status.WARNING,
+            f"the project was written by kernelgen {recorded}; this is {__version__}: "
+            "`kernelgen update` brings it up to this version's templates, keeping your edits",
+        )
+    ]
 
 
 def _release(version: str) -> tuple[int, int] | None:

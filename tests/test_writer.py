@@ -10,17 +10,20 @@ or entirely new, with no user file lost, and must work.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import shutil
 import signal
 import stat
+import tempfile
 from pathlib import Path, PurePosixPath
 
 import pytest
 from conftest import options_for
+from newer_kernelgen import newer_catalog
 
-from kernelgen import add_kernel, generate, journal, new_project, render, writer
+from kernelgen import add_kernel, generate, journal, new_project, render, update_project, writer
 from kernelgen.errors import KernelgenError, ProjectConflict
 
 COUNTED = ("mkdir", "open", "write", "replace", "rename", "unlink", "rmdir", "fsync", "chmod")
@@ -109,8 +112,24 @@ def _new_force_run(root: Path) -> None:
     new_project(options_for("vector_add", "activation"), root, force=True)
 
 
+@functools.cache
+def _newer():
+    return newer_catalog(Path(tempfile.mkdtemp(prefix="kernelgen-newer-")))
+
+
+def _update_setup(root: Path) -> None:
+    new_project(options_for("vector_add"), root)
+    with open(root / "setup.py", "a") as setup:
+        setup.write("# the user's tweak\n")  # merged, not replaced
+
+
+def _update_run(root: Path) -> None:
+    update_project(root, force=True, catalog=_newer())  # replaces, merges, adds and deletes
+
+
 COMMANDS = {
     "add-kernel": (_add_kernel_setup, _add_kernel_run),
+    "update": (_update_setup, _update_run),
     "new into an empty folder": (_new_into_empty_setup, _new_into_empty_run),
     "new --force over a project": (_new_force_setup, _new_force_run),
 }

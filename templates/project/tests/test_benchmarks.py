@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import requires_cuda
+from devices import requires_cuda
 
 ROOT = Path(__file__).parent.parent
 BENCHMARKS = sorted((ROOT / "benchmarks").glob("bench_*.py"))
