@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -119,7 +120,22 @@ def _context(options: ProjectOptions, kernels: tuple[KernelInstance, ...]) -> di
             for k in kernels
         ],
         "ops": [op for k in kernels for op in k.ops],
+        "op_imports": [
+            (k.name, sorted(k.ops, key=_import_member_order))
+            for k in sorted(kernels, key=lambda k: _natural(k.name))
+        ],
     }
+
+
+def _natural(name: str) -> list[tuple[int, int | str]]:
+    """Natural, case-insensitive order ("op2" before "op10"), as isort sorts modules."""
+    return [(0, int(p)) if p.isdigit() else (1, p) for p in re.split(r"(\d+)", name.lower()) if p]
+
+
+def _import_member_order(name: str) -> tuple[int, list[tuple[int, int | str]]]:
+    """isort's order of imported names: CONSTANTS, then Classes, then functions."""
+    kind = 0 if name.isupper() and len(name) > 1 else 1 if name[:1].isupper() else 2
+    return kind, _natural(name)
 
 
 def _variant_notes(kernels: Iterable[KernelInstance], package: str) -> list[str]:

@@ -91,7 +91,7 @@ def test_readme_says_how_to_make_your_own_activation():
     [
         ("silu", "std::exp(-x)", "torch.nn.functional.silu(x)"),
         ("gelu", "std::erf(", "torch.nn.functional.gelu(x)"),
-        ("gelu_tanh", "std::tanh(u)", "torch.nn.functional.gelu(x, approximate='tanh')"),
+        ("gelu_tanh", "std::tanh(u)", 'torch.nn.functional.gelu(x, approximate="tanh")'),
         ("relu", "x > T(0) ? x : T(0)", "torch.relu(x)"),
     ],
 )

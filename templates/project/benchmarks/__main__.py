@@ -18,7 +18,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))  # the bench files import `common` as a sibling module
 
-from common import Row, add_arguments, finish_arguments, measure_ceilings, print_table, with_progress  # noqa: E402
+from common import (  # noqa: E402
+    Row,
+    add_arguments,
+    finish_arguments,
+    measure_ceilings,
+    print_table,
+    with_progress,
+)
 
 
 def benchmark_files(only: list[str]) -> list[Path]:
@@ -41,6 +48,7 @@ def write_plot(rows: list[Row], path: Path) -> None:
 
     matplotlib.use("Agg")  # files only: no display needed
     import matplotlib.pyplot as plt
+
     labels = [f"{r.op} {r.dtype} {r.case} vs {r.baseline}" for r in rows]
     ratios = [r.ratio for r in rows]
     fig, ax = plt.subplots(figsize=(10, 0.22 * len(rows) + 1.2))
@@ -59,14 +67,24 @@ def write_plot(rows: list[Row], path: Path) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks", description=__doc__.splitlines()[0]
+    )
     add_arguments(parser)
-    parser.add_argument("--only", nargs="+", default=[], metavar="KERNEL", help="run only these kernels' benchmarks")
+    parser.add_argument(
+        "--only", nargs="+", default=[], metavar="KERNEL", help="run only these kernels' benchmarks"
+    )
     parser.add_argument("--json", type=Path, metavar="FILE", help="also write the rows as JSON")
-    parser.add_argument("--plot", type=Path, metavar="FILE.png", help="also draw the ratios (needs matplotlib)")
+    parser.add_argument(
+        "--plot", type=Path, metavar="FILE.png", help="also draw the ratios (needs matplotlib)"
+    )
     args = finish_arguments(parser.parse_args())
-    if args.plot and importlib.util.find_spec("matplotlib") is None:  # fail before, not after, the run
-        sys.exit("--plot needs matplotlib: pip install matplotlib (or this project's [bench] extra)")
+    if (
+        args.plot and importlib.util.find_spec("matplotlib") is None
+    ):  # fail before, not after, the run
+        sys.exit(
+            "--plot needs matplotlib: pip install matplotlib (or this project's [bench] extra)"
+        )
     files = benchmark_files(args.only)
     if not files:
         sys.exit(f"no benchmarks match {args.only}")

@@ -50,7 +50,9 @@ class Row:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--quick", action="store_true", help="tiny sizes, few repetitions (smoke test)")
+    parser.add_argument(
+        "--quick", action="store_true", help="tiny sizes, few repetitions (smoke test)"
+    )
     parser.add_argument("--reps", type=int, default=None, help="timed repetitions per measurement")
 
 
@@ -60,7 +62,10 @@ def finish_arguments(args: argparse.Namespace) -> argparse.Namespace:
     if not args.device.startswith("cuda"):
         if not args.quick:
             found = "" if torch.cuda.is_available() else " (no CUDA device found)"
-            print(f"CPU timing{found}: small sizes only; these numbers say nothing about GPU speed", file=sys.stderr)
+            print(
+                f"CPU timing{found}: small sizes only; these numbers say nothing about GPU speed",
+                file=sys.stderr,
+            )
         args.quick = True
     if args.reps is None:
         args.reps = 3 if args.quick else 50
@@ -113,17 +118,40 @@ def measure_ceilings(rows: Iterable[Row], device: str, reps: int) -> None:
     measured: dict[str, float] = {}
     for row in rows:
         if row.unit not in measured:
-            measured[row.unit] = copy_bandwidth_tbs(device, reps) if row.unit == "TB/s" else matmul_tflops(device, reps)
+            measured[row.unit] = (
+                copy_bandwidth_tbs(device, reps)
+                if row.unit == "TB/s"
+                else matmul_tflops(device, reps)
+            )
         row.ceiling = measured[row.unit]
 
 
-HEADERS = ["op", "dtype", "case", "ours ms", "baseline", "baseline ms", "ratio", "achieved", "of ceiling"]
+HEADERS = [
+    "op",
+    "dtype",
+    "case",
+    "ours ms",
+    "baseline",
+    "baseline ms",
+    "ratio",
+    "achieved",
+    "of ceiling",
+]
 
 
 def table_cells(row: Row) -> list[str]:
     of_ceiling = "-" if row.ceiling is None else f"{100 * row.achieved / row.ceiling:.0f}%"
-    return [row.op, row.dtype, row.case, f"{row.ours_ms:.4f}", row.baseline, f"{row.baseline_ms:.4f}",
-            f"{row.ratio:.2f}x", f"{row.achieved:.3g} {row.unit}", of_ceiling]
+    return [
+        row.op,
+        row.dtype,
+        row.case,
+        f"{row.ours_ms:.4f}",
+        row.baseline,
+        f"{row.baseline_ms:.4f}",
+        f"{row.ratio:.2f}x",
+        f"{row.achieved:.3g} {row.unit}",
+        of_ceiling,
+    ]
 
 
 def print_table(rows: Sequence[Row]) -> None:
@@ -137,7 +165,11 @@ def print_table(rows: Sequence[Row]) -> None:
 def with_progress(rows: Iterator[Row], label: str) -> Iterator[Row]:
     """Pass rows through, printing each one to stderr as it is measured."""
     for count, row in enumerate(rows, start=1):
-        print(f"  {label} [{count}] {row.op} {row.dtype} {row.case}: {row.ratio:.2f}x", file=sys.stderr, flush=True)
+        print(
+            f"  {label} [{count}] {row.op} {row.dtype} {row.case}: {row.ratio:.2f}x",
+            file=sys.stderr,
+            flush=True,
+        )
         yield row
 
 

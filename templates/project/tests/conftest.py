@@ -4,6 +4,7 @@ import os
 
 import pytest
 import torch
+
 from devices import requires_cuda
 
 SEED_VARIABLE = "TEST_SEED"  # TEST_SEED=1234 pytest ... reruns with the inputs of a failure

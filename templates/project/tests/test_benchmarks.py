@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from devices import requires_cuda
 
 ROOT = Path(__file__).parent.parent
@@ -14,7 +15,9 @@ BENCHMARKS = sorted((ROOT / "benchmarks").glob("bench_*.py"))
 
 
 def run(args: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    return subprocess.run(
+        [sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False
+    )
 
 
 @pytest.mark.parametrize("device", ["cpu", pytest.param("cuda", marks=requires_cuda)])
@@ -33,7 +36,10 @@ def test_runner_runs_every_benchmark_and_writes_json(tmp_path: Path) -> None:
     rows = json.loads(out.read_text())
     for script in BENCHMARKS:  # every kernel's benchmark joined, with no edit to the runner
         kernel = script.stem.removeprefix("bench_")
-        assert any(row["op"].startswith(kernel) for row in rows), (kernel, [row["op"] for row in rows])
+        assert any(row["op"].startswith(kernel) for row in rows), (
+            kernel,
+            [row["op"] for row in rows],
+        )
     for row in rows:
         assert row["ours_ms"] > 0 and row["baseline_ms"] > 0
         assert row["ratio"] == pytest.approx(row["baseline_ms"] / row["ours_ms"])
@@ -42,8 +48,18 @@ def test_runner_runs_every_benchmark_and_writes_json(tmp_path: Path) -> None:
 
 def test_runner_plot_needs_matplotlib_or_draws(tmp_path: Path) -> None:
     plot = tmp_path / "ratios.png"
-    result = run(["-m", "benchmarks", "--device", "cpu", "--only", BENCHMARKS[0].stem.removeprefix("bench_"),
-                  "--plot", str(plot)])
+    result = run(
+        [
+            "-m",
+            "benchmarks",
+            "--device",
+            "cpu",
+            "--only",
+            BENCHMARKS[0].stem.removeprefix("bench_"),
+            "--plot",
+            str(plot),
+        ]
+    )
     if importlib.util.find_spec("matplotlib") is None:
         assert result.returncode != 0
         assert "--plot needs matplotlib" in result.stderr

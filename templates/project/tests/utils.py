@@ -11,7 +11,9 @@ RTOL = {
 }
 
 
-def assert_matches_reference(out: torch.Tensor, ref: torch.Tensor, rtol: float | None = None) -> None:
+def assert_matches_reference(
+    out: torch.Tensor, ref: torch.Tensor, rtol: float | None = None
+) -> None:
     """out (any float dtype) against a float64 reference: elementwise, and in relative norm.
 
     Elementwise, each value within tol of the reference, relative to its size (absolute for
@@ -27,7 +29,9 @@ def assert_matches_reference(out: torch.Tensor, ref: torch.Tensor, rtol: float |
     finite = torch.isfinite(want)
     error = torch.linalg.vector_norm(got[finite] - want[finite]).item()
     size = torch.linalg.vector_norm(want[finite]).item()
-    assert error <= tol * size + tol, f"relative norm error {error / max(size, 1e-300):.3g} > {tol:.3g}"
+    assert error <= tol * size + tol, (
+        f"relative norm error {error / max(size, 1e-300):.3g} > {tol:.3g}"
+    )
 
 
 def random_tensor(shape, dtype, device, contiguous=True) -> torch.Tensor:
