@@ -162,7 +162,9 @@ def format_code(code: str, suffix: str, work: Path) -> str:
         [*ruff[:1], "check", *ruff[1:], "--select", "I", "--fix", "-q", str(source)], check=False
     )
     source.write_text(explode_name_dependent_calls(source.read_text()))
-    subprocess.run([*ruff[:1], "format", *ruff[1:], "-q", str(source)], check=True)
+    subprocess.run(
+        [*ruff[:1], "format", *ruff[1:], "-q", str(source)], capture_output=True, check=True
+    )
     return source.read_text()
 
 
