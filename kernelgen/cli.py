@@ -43,6 +43,7 @@ _HINTS = {
     "arch_list": "check --arch",
     "abi": "check --abi",
     "force": "pass --force",
+    "project": "pass --project",
 }
 _ADD_KERNEL_HINTS = {**_HINTS, "kernels": "check TEMPLATE and --name"}
 
@@ -283,18 +284,23 @@ def new_command(
     _next_steps(result, new=True)
 
 
-@main.command("add-kernel")
-@click.argument("template")
-@click.option(
-    "--name", help="Name of the new kernel (its ops derive from it). Default: the template's."
-)
-@click.option(
+# Where add-kernel and update find the project: the folder given, or the nearest one above
+# it holding a kernelgen.toml.
+_project_option = click.option(
     "--project",
     type=click.Path(file_okay=False, path_type=Path),
     default=Path("."),
     show_default=True,
     help="The project folder (or any folder inside it).",
 )
+
+
+@main.command("add-kernel")
+@click.argument("template")
+@click.option(
+    "--name", help="Name of the new kernel (its ops derive from it). Default: the template's."
+)
+@_project_option
 @click.option(
     "--dry-run", is_flag=True, help="List the files that would be written; write nothing."
 )
@@ -358,13 +364,7 @@ def _report_update(result: UpdateResult) -> None:
 
 
 @main.command("update")
-@click.option(
-    "--project",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("."),
-    show_default=True,
-    help="The project folder (or any folder inside it).",
-)
+@_project_option
 @click.option(
     "--dry-run", is_flag=True, help="Print what would change as a unified diff; write nothing."
 )

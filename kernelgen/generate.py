@@ -13,6 +13,7 @@ and B and `new` with A followed by `add_kernel` B give the same tree.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import dataclasses
 import re
@@ -197,7 +198,45 @@ def render_project(options: ProjectOptions, catalog: Catalog | None = None) -> R
                 )
         files.update(kernel_files)
         per_kernel[kernel.name] = kernel_files
+    _check_package_not_shadowed(options.package, files)
     return RenderedProject(options, kernels, files, per_kernel)
+
+
+def _own_names(tree: ast.AST) -> set[str]:
+    """The names a module binds for itself: variables, parameters, functions, classes and
+    `from ... import` names (not the modules it imports whole)."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.ImportFrom):
+            names.update(alias.asname or alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            names.update(alias.asname for alias in node.names if alias.asname)
+    return names
+
+
+def _check_package_not_shadowed(package: str, files: FileSet) -> None:
+    """Refuse a package name that generated code also uses for a name of its own (a test's
+    `a`, a benchmark's `x`): there that name would hide the package."""
+    for path, content in sorted(files.items()):
+        if path.suffix != ".py":
+            continue
+        tree = ast.parse(content)
+        imports_package = any(
+            isinstance(n, ast.Import) and any(a.name == package and not a.asname for a in n.names)
+            for n in ast.walk(tree)
+        )
+        if imports_package and package in _own_names(tree):
+            raise InvalidInput(
+                f"package name {package!r} is also a name in the generated {path}, where it "
+                "would hide the package; choose another",
+                option="package",
+            )
 
 
 def _benchmarks(files: Iterable[PurePosixPath]) -> list[str]:

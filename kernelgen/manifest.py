@@ -196,7 +196,8 @@ def find_project_root(start: Path) -> Path:
             return folder
     raise NotAProject(
         f"{start} is not inside a kernelgen project (no {MANIFEST_NAME} there or above); "
-        "run `kernelgen new` first or pass --project"
+        "generate one with `kernelgen new` first, or point at one",
+        option="project",
     )
 
 

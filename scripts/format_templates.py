@@ -151,20 +151,18 @@ def format_code(code: str, suffix: str, work: Path) -> str:
     source = work / "x.py"
     source.write_text(code)
     config = ruff_config(work)
-    ruff = [_tool("ruff"), "--config", str(config)]
+    ruff, settings = _tool("ruff"), ["--config", str(config), "-q", str(source)]
+
+    def run_ruff(*command: str) -> int:
+        return subprocess.run([ruff, *command, *settings], capture_output=True).returncode
+
     # Both branches of an {% if %} at once may not be valid Python (setup.py's are not):
     # such a template is left as it is; the tests check its rendered output.
-    if subprocess.run(
-        [*ruff[:1], "format", *ruff[1:], "-q", str(source)], capture_output=True
-    ).returncode:
+    if run_ruff("format"):
         return code
-    subprocess.run(
-        [*ruff[:1], "check", *ruff[1:], "--select", "I", "--fix", "-q", str(source)], check=False
-    )
+    run_ruff("check", "--select", "I", "--fix")
     source.write_text(explode_name_dependent_calls(source.read_text()))
-    subprocess.run(
-        [*ruff[:1], "format", *ruff[1:], "-q", str(source)], capture_output=True, check=True
-    )
+    run_ruff("format")
     return source.read_text()
 
 

@@ -33,6 +33,7 @@ def one_line_refusal(result, code: int = 2) -> str:
         (["--package", "build"], "leaves out of version control"),
         (["--package", "dist"], "leaves out of version control"),
         (["--package", "Tests"], "would shadow"),
+        (["--package", "x", "-k", "activation"], "would hide the package"),  # a test's variable
         (["-k", "vector_add=NULL"], "standard macro"),
         (["-k", "vector_add=EOF"], "standard macro"),
         (["-k", "vector_add=foo", "-k", "vector_add=Foo"], "differ only in case"),
