@@ -76,7 +76,7 @@ def test_new_with_renamed_kernels_and_namespace(cli, tmp_path):
     )
     assert result.exit_code == 0, result.output
     init = (tmp_path / "proj" / "fastops" / "__init__.py").read_text()
-    assert "from .ops.my_gelu import my_gelu, my_gelu_backward" in init
+    assert "from .ops.my_gelu import (\n    my_gelu,\n    my_gelu_backward,\n)" in init
     setup = (tmp_path / "proj" / "setup.py").read_text()
     assert 'DEFAULT_CUDA_ARCH_LIST = "8.0;9.0"' in setup
 
@@ -179,7 +179,9 @@ def test_add_kernel_adds_files_and_updates_manifest(cli, tmp_path):
     assert result.exit_code == 0, result.output
     assert (project / "proj" / "csrc" / "cuda" / "my_gelu.cu").is_file()
     assert (project / "tests" / "test_my_gelu.py").is_file()
-    assert "import my_gelu, my_gelu_backward" in (project / "proj" / "__init__.py").read_text()
+    assert (
+        "    my_gelu,\n    my_gelu_backward,\n)" in (project / "proj" / "__init__.py").read_text()
+    )
     manifest = tomllib.loads((project / "kernelgen.toml").read_text())
     assert [k["name"] for k in manifest["kernels"]] == ["vector_add", "my_gelu"]
 
@@ -308,7 +310,7 @@ def test_list_and_dry_run_show_default_kernel_and_op_names(cli):
     listing = cli("list").output
     assert "default name: silu (ops: silu, silu_backward)" in listing
     assert "named variants: silu, gelu, gelu_tanh, relu" in listing
-    dry = cli("new", "x", "--no-input", "--dry-run", "-k", "sparse").output
+    dry = cli("new", "sparse_ops", "--no-input", "--dry-run", "-k", "sparse").output
     assert "Kernel csr: ops csr_spmv, csr_spmm" in dry
 
 
