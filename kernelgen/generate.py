@@ -246,7 +246,8 @@ def _benchmarks(files: Iterable[PurePosixPath]) -> list[str]:
 
 
 def _kernelgens_own(path: PurePosixPath) -> bool:
-    """kernelgen's record of a project (manifest, pristine copies): its to replace."""
+    """Whether `path` is kernelgen's own record of a project (the manifest, the pristine
+    copies), which it rewrites whenever it writes the project."""
     return path == PurePosixPath(MANIFEST_NAME) or path.is_relative_to(PRISTINE_DIR)
 
 

@@ -3,6 +3,7 @@
 # generate a project with every reference kernel, build it for sm_90, run its whole test
 # suite with CUDA, run memcheck, racecheck and initcheck over every op, and run the benchmarks.
 # Logs go to $OUT (default ./out); the benchmark tables are printed last.
+# ABI=stable checks the stable-ABI variant; BENCH=0 skips the benchmarks.
 set -euo pipefail
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-$PWD/out}
@@ -14,7 +15,7 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | t
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" | tee -a "$OUT/gpu.txt"
 
 python3 -m pip install -q --no-deps --no-build-isolation -e "$REPO"
-python3 -m kernelgen new "$WORK/h200ops" --no-input --arch 9.0 \
+python3 -m kernelgen new "$WORK/h200ops" --no-input --arch 9.0 --abi "${ABI:-standard}" \
     -k vector_add -k activation -k activation=gelu -k sparse -k wmma > "$OUT/new.log"
 cd "$WORK/h200ops"
 
@@ -37,6 +38,7 @@ for tool in memcheck racecheck initcheck; do
         || { echo "compute-sanitizer $tool: FAILED"; tail -30 "$OUT/sanitizer_$tool.log"; }
 done
 
+if [ "${BENCH:-1}" = 0 ]; then exit 0; fi
 plot=()
 python3 -c "import matplotlib" 2> /dev/null && plot=(--plot "$OUT/bench.png")
 python3 -m benchmarks --json "$OUT/bench.json" "${plot[@]}" > "$OUT/bench.log" 2> "$OUT/bench_progress.log" \
