@@ -1,6 +1,7 @@
 """Rendering: deterministic output, nothing unrendered, Python that parses."""
 
 import ast
+import dataclasses
 import re
 from pathlib import PurePosixPath as _path
 
@@ -10,6 +11,7 @@ from conftest import ALL_TEMPLATES, options_for
 
 from kernelgen.generate import render_project
 from kernelgen.manifest import MANIFEST_NAME, Manifest
+from kernelgen.options import STABLE_ABI_MIN_TORCH
 
 
 def all_kernels_project():
@@ -41,7 +43,7 @@ def test_generated_python_parses():
 
 def test_workflow_is_valid_yaml_with_expected_jobs():
     workflow = yaml.safe_load(all_kernels_project()[_path(".github/workflows/ci.yml")])
-    assert set(workflow["jobs"]) >= {"build-and-test", "abi3-wheel", "gpu-tests"}
+    assert set(workflow["jobs"]) >= {"build-and-test", "abi3-wheel", "gpu-tests", "lint"}
     build = workflow["jobs"]["build-and-test"]
     cells = build["strategy"]["matrix"]["include"]
     assert len({c["torch"] for c in cells}) >= 2
@@ -53,6 +55,17 @@ def test_workflow_is_valid_yaml_with_expected_jobs():
     wheel_steps = [s.get("run", "") for s in workflow["jobs"]["abi3-wheel"]["steps"]]
     assert any("python -m build --wheel" in run for run in wheel_steps)
     assert workflow["jobs"]["gpu-tests"]["runs-on"] == ["self-hosted", "gpu"]
+    lint = [s.get("run", "") for s in workflow["jobs"]["lint"]["steps"]]
+    assert any("pre-commit run --all-files" in run for run in lint)
+
+
+def test_a_stable_abi_workflow_tests_only_torch_versions_it_supports():
+    options = dataclasses.replace(options_for("vector_add"), abi="stable")
+    files = render_project(options).files
+    workflow = yaml.safe_load(files[_path(".github/workflows/ci.yml")])
+    cells = workflow["jobs"]["build-and-test"]["strategy"]["matrix"]["include"]
+    minimum = tuple(int(part) for part in STABLE_ABI_MIN_TORCH.split("."))
+    assert all(tuple(map(int, c["torch"].split(".")[:2])) >= minimum for c in cells), cells
 
 
 def test_manifest_round_trips():
