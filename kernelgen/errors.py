@@ -11,8 +11,6 @@ from __future__ import annotations
 class KernelgenError(Exception):
     """Something went wrong while doing what was asked; nothing was written (exit 1)."""
 
-    exit_code = 1
-
     def __init__(self, message: str, *, option: str | None = None) -> None:
         super().__init__(message)
         self.message = message
@@ -26,8 +24,6 @@ class KernelgenError(Exception):
 
 class InvalidInput(KernelgenError):
     """The user's input is not valid; nothing was written (exit 2)."""
-
-    exit_code = 2
 
 
 class NotAProject(KernelgenError):

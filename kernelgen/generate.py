@@ -432,8 +432,7 @@ def add_kernel(
         wanted.update({c.path: c.after for c in merged if c.after is not None})
         wanted.update(after.pristine(rewritten))
         wanted.update(after.record(generated))
-        may_overwrite = {*owned, *wanted} - set(kernel_files)
-        planned = plan(wanted, root, may_overwrite=may_overwrite)
+        planned = plan(wanted, root, may_overwrite=set(wanted) - set(kernel_files))
         if not dry_run:
             with nothing_written_on_os_error(root):
                 write_into(planned, root)

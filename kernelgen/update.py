@@ -106,13 +106,13 @@ def update_project(
         rendered = render_project(manifest.options, catalog)
         paths = sorted({*rendered.files, *map(PurePosixPath, manifest.generated)})
         changes = [reconcile_file(root, manifest, p, rendered.files.get(p)) for p in paths]
-        dropped = [p for p in paths if p not in rendered.files]
         wanted: FileSet = {c.path: c.after for c in changes if c.after is not None}
         wanted.update(rendered.pristine(rendered.files))
         generated = {str(p): sha256(content) for p, content in rendered.files.items()}
         wanted.update(rendered.record(generated))
         delete = [c.path for c in changes if c.action is Action.DELETE]
-        delete += [pristine_path(p) for p in dropped if (root / pristine_path(p)).is_file()]
+        # The pristine copies of files no longer generated (plan skips those that are gone).
+        delete += [pristine_path(p) for p in paths if p not in rendered.files]
         planned = plan(wanted, root, may_overwrite=set(wanted), delete=delete)
         if not dry_run and any(item.status is not Status.IDENTICAL for item in planned):
             with nothing_written_on_os_error(root):

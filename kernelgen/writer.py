@@ -55,9 +55,7 @@ def plan(
     conflicts: list[str] = []
     for path, content in sorted(files.items()):
         target = root / path
-        blocking_parent = next(
-            (p for p in target.parents if p.is_file() or p.is_symlink() and not p.is_dir()), None
-        )
+        blocking_parent = _file_in_the_way(root, path)
         if (unsafe := fs.check_target(root, path)) is not None:
             conflicts.append(unsafe)
         elif blocking_parent is not None:
@@ -84,6 +82,16 @@ def plan(
             "refusing to overwrite existing files, nothing was written: " + "; ".join(conflicts)
         )
     return planned
+
+
+def _file_in_the_way(root: Path, path: PurePosixPath) -> Path | None:
+    """A folder of `path` inside `root` that is a file (or a broken link), so `path` cannot be
+    created there."""
+    for parent in path.parents[:-1]:  # the folders between root and the file, not above root
+        folder = root / parent
+        if folder.is_file() or folder.is_symlink() and not folder.is_dir():
+            return folder
+    return None
 
 
 def _write_file(target: Path, content: bytes, mode: int) -> None:
