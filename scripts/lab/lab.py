@@ -20,7 +20,8 @@ BUILD = Path(os.environ.get("LAB_BUILD", "/tmp/lab"))
 def build(name: str) -> ctypes.CDLL:
     BUILD.mkdir(exist_ok=True)
     lib = BUILD / f"{name}.so"
-    if lib.exists() and lib.stat().st_mtime > (HERE / f"{name}.cu").stat().st_mtime:
+    prebuilt = os.environ.get("LAB_PREBUILT") == "1"  # built on another machine and carried here
+    if lib.exists() and (prebuilt or lib.stat().st_mtime > (HERE / f"{name}.cu").stat().st_mtime):
         return lib
     cmd = ["nvcc", "-O3", "-arch=sm_90", "-lineinfo", "-shared", "-Xcompiler", "-fPIC", "-Xptxas", "-v",
            "-o", str(lib), str(HERE / f"{name}.cu")]
@@ -103,6 +104,49 @@ def gemm(lib):
                     f"{t_base / t:.3f}", f"{2 * m * n * k / t / 1e9:.0f}", f"{err:.1e}")
 
 
+GEMM2_CFGS = ["128x128x32 s4 (template)", "+ldsm", "+ldsm g8", "128x128x64 s3 ldsm g8",
+              "128x256x32 s4 ldsm", "128x256x32 s4 ldsm g8", "256x128x32 s4 ldsm g8",
+              "128x256x64 s3 ldsm g8", "128x256x32 s4 ldsm g8 db", "128x128x32 s4 ldsm g8 db"]
+
+
+def gemm2(lib):
+    check = (ctypes.c_int * 4)()
+    assert lib.lab_check_fragments(check) == 0
+    print("bf16 fragment check (mismatching words; A order 0/1, B order 0/1):", list(check), flush=True)
+    f = lib.lab_gemm2
+    f.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 3
+    cfgs = [int(c) for c in os.environ.get("LAB_CFGS", ",".join(map(str, range(len(GEMM2_CFGS))))).split(",")]
+    row("dtype", "M N K", "cfg", "ms", "cuBLAS ms", "ratio", "TFLOP/s", "rel err")
+    for dt_i, dt in enumerate([torch.float16, torch.bfloat16]):
+        for (m, n, k) in [(8192, 8192, 8192), (4096, 4096, 4096), (4096, 4096, 1000)]:
+            a = torch.randn(m, k, device="cuda", dtype=dt); b = torch.randn(k, n, device="cuda", dtype=dt)
+            c = torch.empty(m, n, device="cuda", dtype=dt)
+            want = (a.double() @ b.double()) if m * n * k <= 4096 ** 3 else (a.float() @ b.float()).double()
+            t_base = time_ms(lambda: torch.matmul(a, b), reps=10)
+            for cfg in cfgs:
+                go = lambda: f(dt_i, cfg, a.data_ptr(), b.data_ptr(), c.data_ptr(), m, n, k)
+                c.fill_(float("nan"))
+                assert go() == 0, cfg
+                torch.cuda.synchronize()
+                err = ((c.double() - want).norm() / want.norm()).item()
+                t = time_ms(go, reps=10)
+                row(str(dt).split(".")[1], f"{m} {n} {k}", GEMM2_CFGS[cfg], f"{t:.3f}", f"{t_base:.3f}",
+                    f"{t_base / t:.3f}", f"{2 * m * n * k / t / 1e9:.0f}", f"{err:.1e}")
+
+
+def gemm2_once(lib):
+    """One launch of each LAB_CFGS config at 8192^3, fp16 then bf16: the thing to run under ncu."""
+    f = lib.lab_gemm2
+    f.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 3
+    cfgs = [int(c) for c in os.environ.get("LAB_CFGS", "0").split(",")]
+    for dt_i, dt in enumerate([torch.float16, torch.bfloat16]):
+        a = torch.randn(8192, 8192, device="cuda", dtype=dt); b = torch.randn(8192, 8192, device="cuda", dtype=dt)
+        c = torch.empty(8192, 8192, device="cuda", dtype=dt)
+        for cfg in cfgs:
+            f(dt_i, cfg, a.data_ptr(), b.data_ptr(), c.data_ptr(), 8192, 8192, 8192)
+    torch.cuda.synchronize()
+
+
 def stencil_csr(side, index_dtype):
     """7-point stencil on a side^3 grid, built on the GPU."""
     n = side ** 3
@@ -141,7 +185,8 @@ def uniform_csr(n, per_row, index_dtype):
 
 
 SPMV_SCHEMES = ["row/thread", "vector2", "vector4", "vector8", "split256x8", "split128x8", "split2 128x16",
-                "split3 128x16 s8", "split3 128x8 s8", "split3 256x8 s8", "split3 128x16 s16", "split3 256x16 s8"]
+                "split3 128x16 s8", "split3 128x8 s8", "split3 256x8 s8", "split3 128x16 s16", "split3 256x16 s8",
+                "split3 256x4 s8", "split3 256x6 s8", "split3 512x4 s8"]
 
 
 def spmv(lib):
@@ -185,7 +230,8 @@ def gemm_once(lib):
     torch.cuda.synchronize()
 
 
-FAMILIES = {"elementwise": elementwise, "gemm": gemm, "spmv": spmv, "gemm_once": gemm_once}
+FAMILIES = {"elementwise": elementwise, "gemm": gemm, "spmv": spmv, "gemm_once": gemm_once, "gemm2": gemm2,
+            "gemm2_once": gemm2_once}
 
 if __name__ == "__main__":
     names = sys.argv[1:] or list(FAMILIES)

@@ -245,6 +245,9 @@ int run(int scheme, const void* crow, const void* col, const float* val, const f
     case 9: split3<I, 256, 8, 8>(c, k, val, x, y, rows, nnz, scratch); break;
     case 10: split3<I, 128, 16, 16>(c, k, val, x, y, rows, nnz, scratch); break;
     case 11: split3<I, 256, 16, 8>(c, k, val, x, y, rows, nnz, scratch); break;
+    case 12: split3<I, 256, 4, 8>(c, k, val, x, y, rows, nnz, scratch); break;
+    case 13: split3<I, 256, 6, 8>(c, k, val, x, y, rows, nnz, scratch); break;
+    case 14: split3<I, 512, 4, 8>(c, k, val, x, y, rows, nnz, scratch); break;
   }
   return (int)cudaGetLastError();
 }
