@@ -17,6 +17,7 @@ import ast
 import contextlib
 import dataclasses
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -198,45 +199,53 @@ def render_project(options: ProjectOptions, catalog: Catalog | None = None) -> R
                 )
         files.update(kernel_files)
         per_kernel[kernel.name] = kernel_files
-    _check_package_not_shadowed(options.package, files)
+    _check_imports_not_shadowed(options.package, files)
     return RenderedProject(options, kernels, files, per_kernel)
 
 
-def _own_names(tree: ast.AST) -> set[str]:
-    """The names a module binds for itself: variables, parameters, functions, classes and
-    `from ... import` names (not the modules it imports whole)."""
-    names: set[str] = set()
+def _bindings(tree: ast.AST) -> Counter[str]:
+    """How often a module binds each name: variables, parameters, functions, classes and
+    imports (a module imported whole binds its top-level name)."""
+    names: Counter[str] = Counter()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
+            names[node.id] += 1
         elif isinstance(node, ast.arg):
-            names.add(node.arg)
+            names[node.arg] += 1
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names.add(node.name)
-        elif isinstance(node, ast.ImportFrom):
-            names.update(alias.asname or alias.name for alias in node.names)
-        elif isinstance(node, ast.Import):
-            names.update(alias.asname for alias in node.names if alias.asname)
+            names[node.name] += 1
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
     return names
 
 
-def _check_package_not_shadowed(package: str, files: FileSet) -> None:
-    """Refuse a package name that generated code also uses for a name of its own (a test's
-    `a`, a benchmark's `x`): there that name would hide the package."""
+def _names_imported_from(package: str, tree: ast.AST) -> set[str]:
+    """The names a module takes from `package`: the package itself, or its ops."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names if a.name == package and not a.asname)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == package:
+            names.update(a.asname or a.name for a in node.names)
+    return names
+
+
+def _check_imports_not_shadowed(package: str, files: FileSet) -> None:
+    """Refuse a package or kernel name that generated code also uses for a name of its own (a
+    test's `x`, a benchmark's `dtype`): there the package or op it imports would be hidden."""
     for path, content in sorted(files.items()):
         if path.suffix != ".py":
             continue
         tree = ast.parse(content)
-        imports_package = any(
-            isinstance(n, ast.Import) and any(a.name == package and not a.asname for a in n.names)
-            for n in ast.walk(tree)
-        )
-        if imports_package and package in _own_names(tree):
-            raise InvalidInput(
-                f"package name {package!r} is also a name in the generated {path}, where it "
-                "would hide the package; choose another",
-                option="package",
-            )
+        bindings = _bindings(tree)
+        for name in sorted(_names_imported_from(package, tree)):
+            if bindings[name] > 1:
+                what, option = ("package", "package") if name == package else ("op", "kernels")
+                raise InvalidInput(
+                    f"{what} name {name!r} is also a name in the generated {path}, where it "
+                    f"would hide the {what}; choose another",
+                    option=option,
+                )
 
 
 def _benchmarks(files: Iterable[PurePosixPath]) -> list[str]:

@@ -15,6 +15,10 @@ from pathlib import Path
 from kernelgen.errors import InvalidInput
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Names become file names, C++ identifiers and Python calls. 40 characters (longer than any
+# torch op name but a handful) is what the generated code is formatted for: up to it, ruff and
+# clang-format leave every generated line as it is (tests/test_formatting.py).
+MAX_NAME_LENGTH = 40
 ARCH_PATTERN = re.compile(r"[0-9]+\.[0-9]+a?(\+PTX)?")  # ASCII digits only: nvcc reads no others
 
 CPP_KEYWORDS = frozenset(
@@ -169,9 +173,19 @@ def _check_identifier(name: str, what: str, option: str) -> None:
         raise refuse("is a dunder name, reserved by Python")
 
 
+def _check_length(name: str, what: str, option: str) -> None:
+    if len(name) > MAX_NAME_LENGTH:
+        raise InvalidInput(
+            f"{what} {name[:MAX_NAME_LENGTH]}... is {len(name)} characters long; "
+            f"the most is {MAX_NAME_LENGTH}",
+            option=option,
+        )
+
+
 def validate_package_name(name: str) -> None:
     """A Python package name that is also usable as a C++ namespace."""
     _check_identifier(name, "package name", "package")
+    _check_length(name, "package name", "package")
     reserved = {n.casefold() for n in RESERVED_PACKAGE_NAMES}
     if name.casefold() in reserved or name in sys.stdlib_module_names:
         raise InvalidInput(
@@ -189,6 +203,7 @@ def validate_package_name(name: str) -> None:
 def validate_namespace(name: str) -> None:
     """A torch operator namespace: ops are called as torch.ops.<namespace>.<op>."""
     _check_identifier(name, "namespace", "namespace")
+    _check_length(name, "namespace", "namespace")
     if name in RESERVED_NAMESPACES:
         raise InvalidInput(f"namespace {name!r} belongs to PyTorch", option="namespace")
 
@@ -206,6 +221,7 @@ def validate_op_name(name: str, what: str = "op name") -> None:
 def validate_kernel_name(name: str) -> None:
     """A kernel instance's name: its files, C++ functions and ops derive from it."""
     validate_op_name(name, what="kernel name")
+    _check_length(name, "kernel name", "kernels")
 
 
 def validate_arch_list(arch_list: tuple[str, ...]) -> None:

@@ -49,7 +49,7 @@ def plan(
 ) -> list[PlannedFile]:
     """Decide each file's status; refuse, before any write, if one would clobber a user's file
     or touch anything but a regular file inside `root`. `delete` lists files to remove."""
-    fs.check_name_lengths(root, files)
+    fs.check_path_lengths(root, files)
     fs.check_case_collisions(files)
     planned: list[PlannedFile] = []
     conflicts: list[str] = []

@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 TEMPLATE_DIRS = (REPO / "templates", REPO / "reference_kernels")
 CPP_SUFFIXES = (".cpp.jinja", ".h.jinja", ".cu.jinja", ".cuh.jinja")
-PLACEHOLDER_LENGTH = 26  # a long name: what fits with it fits with any shorter one
+PLACEHOLDER_LENGTH = 40  # kernelgen.options.MAX_NAME_LENGTH: what fits with it fits with any shorter name
 EXPRESSION = re.compile(r"\{\{.*?\}\}")
 STATEMENT_LINE = re.compile(r"^[ \t]*\{%.*%\}[ \t]*$", re.MULTILINE)
 

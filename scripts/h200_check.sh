@@ -20,11 +20,22 @@ python3 -m kernelgen new "$WORK/h200ops" --no-input --arch 9.0 --abi "${ABI:-sta
 cd "$WORK/h200ops"
 
 start=$(date +%s)
-if ! MAX_JOBS=16 python3 -m pip install --no-deps --no-build-isolation -v -e . > "$OUT/build.log" 2>&1; then
+# -Xptxas -v: every kernel's registers, shared memory and spills go into the build log.
+if ! NVCC_APPEND_FLAGS="-Xptxas -v" MAX_JOBS=16 python3 -m pip install --no-deps --no-build-isolation -v -e . > "$OUT/build.log" 2>&1; then
     grep -E "error|Error" "$OUT/build.log" | head -40
     exit 1
 fi
 echo "build: $(( $(date +%s) - start )) s"
+python3 - "$OUT/build.log" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+spilling = [l.strip() for l in lines if re.search(r"[1-9][0-9]* bytes spill (stores|loads)", l)]
+print(f"ptxas: {len(spilling)} kernels with spills" + "".join("\n  " + l for l in spilling))
+for i, line in enumerate(lines):  # the wmma kernels' resource use, one line each
+    if "Compiling entry function" in line and "wmma_gemm_kernel" in line:
+        used = next((l for l in lines[i + 1 : i + 4] if "Used" in l), "")
+        print("ptxas:", re.search(r"kernelI(\w+?)EEv", line).group(1), re.search(r"for '(\w+)'", line).group(1), used.split(":")[-1].strip())
+PY
 python3 -c "import h200ops; assert h200ops._C.built_with_cuda == 1; print('built with CUDA')"
 grep -E "^h200ops: " "$OUT/build.log" || true
 ldd h200ops/_C*.so | grep -E "stdc\+\+" || echo "no shared libstdc++ in ldd"

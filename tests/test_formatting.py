@@ -24,14 +24,13 @@ CPP_SUFFIXES = (".cpp", ".h", ".cu", ".cuh")
 NAMES = {
     "default names": ("myops", None, None, None, None),
     "short names": ("op", "va", "act", "sp", "mm"),
-    # The longest names (24 characters) for which ruff format leaves every line as generated;
-    # longer ones work, but ruff may wrap a few of their lines (clang-format never does).
-    "long names": (
-        "fused_attention_kernels_",
-        "elementwise_add_two_vecs",
-        "smooth_gated_activation_",
-        "sparse_csr_matrix_ops_v2",
-        "tensor_core_half_gemm_v2",
+    # The longest names kernelgen accepts (40 characters, options.MAX_NAME_LENGTH).
+    "longest names": (
+        "fused_attention_kernels_for_long_context",
+        "elementwise_add_of_two_vectors_in_place_",
+        "smooth_gated_linear_unit_activation_fwd_",
+        "sparse_csr_matrix_times_dense_operand_v2",
+        "tensor_core_half_precision_matrix_gemm_2",
     ),
     "another activation": ("myops", None, "gelu_tanh", None, None),
 }

@@ -33,12 +33,14 @@ def one_line_refusal(result, code: int = 2) -> str:
         (["--package", "build"], "leaves out of version control"),
         (["--package", "dist"], "leaves out of version control"),
         (["--package", "Tests"], "would shadow"),
-        (["--package", "x", "-k", "activation"], "would hide the package"),  # a test's variable
+        (["--package", "requires_cuda"], "would hide the package"),  # a name in tests/devices.py
+        (["-k", "activation=x"], "would hide the op"),  # the tests' input tensor
+        (["-k", "vector_add=dtype"], "would hide the op"),  # a test parameter
         (["-k", "vector_add=NULL"], "standard macro"),
         (["-k", "vector_add=EOF"], "standard macro"),
         (["-k", "vector_add=foo", "-k", "vector_add=Foo"], "differ only in case"),
         (["-k", "vector_add=Module"], "differ only in case"),
-        (["-k", "vector_add=" + "k" * 250], "byte limit of file names"),
+        (["-k", "vector_add=" + "k" * 41], "is 41 characters long; the most is 40"),
         (["--arch", "\uff19.0"], "is not a compute capability"),
     ],
 )
@@ -210,11 +212,18 @@ def test_a_held_lock_makes_the_second_command_refuse_with_one_line(cli, project,
     assert os.WEXITSTATUS(status) == 3
 
 
-def test_long_names_that_fit_the_filesystem_work(cli, tmp_path):
-    name = "k" * 235  # bench_<name>.py and <name>_kernels.cuh stay under 255 bytes
-    result = cli("new", "proj", "--no-input", "-k", f"vector_add={name}")
+def test_the_longest_accepted_names_work(cli, tmp_path):
+    name = "k" * 40
+    result = cli("new", "proj", "--no-input", "--package", "p" * 40, "-k", f"vector_add={name}")
     assert result.exit_code == 0, result.output
     assert (tmp_path / "proj" / "benchmarks" / f"bench_{name}.py").is_file()
+
+
+def test_a_destination_too_deep_for_the_filesystem_is_refused(cli, tmp_path):
+    deep = tmp_path.joinpath(*["d" * 250] * 16)  # over 4000 bytes before any generated name
+    result = cli("new", str(deep), "--no-input", "--package", "proj")
+    assert "would be longer than 4000 bytes" in one_line_refusal(result)
+    assert not (tmp_path / ("d" * 250)).exists()
 
 
 def test_a_file_differing_only_in_case_on_disk_is_not_clobbered(cli, project):

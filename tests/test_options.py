@@ -12,6 +12,7 @@ from kernelgen.options import (
     ProjectOptions,
     default_package_name,
     parse_arch_list,
+    validate_kernel_name,
     validate_namespace,
     validate_op_name,
     validate_package_name,
@@ -46,6 +47,7 @@ def test_default_package_name_from_directory(directory, package):
         ("json", "shadow"),
         ("std", "shadow"),
         ("naïve", "not a valid identifier"),
+        ("p" * 41, "is 41 characters long; the most is 40"),
     ],
 )
 def test_bad_package_names_are_refused(name, message):
@@ -59,6 +61,12 @@ def test_bad_namespaces_are_refused(name):
         validate_namespace(name)
 
 
+def test_names_longer_than_40_characters_are_refused():
+    for validate in (validate_package_name, validate_namespace, validate_kernel_name):
+        with pytest.raises(InvalidInput, match="is 41 characters long; the most is 40"):
+            validate("k" * 41)
+
+
 @pytest.mark.parametrize("name", ["ops", "csrc", "_private", "delete", "def", "x.y", "__call__"])
 def test_bad_op_names_are_refused(name):
     with pytest.raises(InvalidInput):
@@ -68,6 +76,8 @@ def test_bad_op_names_are_refused(name):
 def test_good_names_pass():
     validate_package_name("my_ops2")
     validate_namespace("my_ops2")
+    validate_package_name("p" * 40)
+    validate_kernel_name("k" * 40)
     validate_op_name("fused_gelu")
 
 
