@@ -25,9 +25,12 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from kernelgen.options import MAX_NAME_LENGTH  # noqa: E402  (the checkout's, installed or not)
+
 TEMPLATE_DIRS = (REPO / "templates", REPO / "reference_kernels")
 CPP_SUFFIXES = (".cpp.jinja", ".h.jinja", ".cu.jinja", ".cuh.jinja")
-PLACEHOLDER_LENGTH = 40  # kernelgen.options.MAX_NAME_LENGTH: what fits with it fits with any shorter name
+PLACEHOLDER_LENGTH = MAX_NAME_LENGTH  # the longest name: what fits with it fits with any shorter
 EXPRESSION = re.compile(r"\{\{.*?\}\}")
 STATEMENT_LINE = re.compile(r"^[ \t]*\{%.*%\}[ \t]*$", re.MULTILINE)
 
