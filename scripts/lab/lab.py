@@ -184,6 +184,78 @@ def gemm2_once(lib):
     torch.cuda.synchronize()
 
 
+def swizzled(offset, swizzle_bytes):
+    """Where TMA puts the byte at `offset` of a box (base 1024-aligned): CUTLASS's Swizzle<B, 4, 3>."""
+    bits = {64: 3, 128: 7}[swizzle_bytes]
+    return offset ^ (((offset >> 7) & bits) << 4)
+
+
+def tma_probe(lib):
+    """Checks the swizzle formula the TMA kernels assume against what the copy engine does."""
+    f = lib.lab_tma_probe
+    f.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_int]
+    for swizzle, rows, cols in [(2, 128, 32), (3, 32, 64), (3, 128, 64)]:
+        src = torch.arange(rows * cols, device="cuda", dtype=torch.int32).to(torch.int16).view(rows, cols)
+        out = torch.zeros(rows * cols, device="cuda", dtype=torch.int16)
+        rc = f(swizzle, src.data_ptr(), out.data_ptr(), rows, cols)
+        got = out.cpu().tolist()
+        want = [0] * (rows * cols)
+        for r in range(rows):
+            for c in range(cols):
+                want[swizzled((r * cols + c) * 2, 64 if swizzle == 2 else 128) // 2] = r * cols + c
+        bad = sum(g != w for g, w in zip(got, want))
+        print(f"tma probe swizzle={swizzle} box {rows}x{cols}: rc {rc}, {bad} elements differ from the formula",
+              flush=True)
+        if bad:
+            print("  first rows as landed:", [got[i * cols:(i + 1) * cols][:16] for i in range(4)], flush=True)
+
+
+GEMM4_CFGS = ["tma bk32 s4", "tma bk32 s4 pair", "tma bk64 s3", "tma bk64 s3 pair", "tma bk32 s6",
+              "tma bk32 s6 pair"]
+
+
+def gemm4(lib):
+    """The TMA-fed kernels (gemm4.cu) beside the template's tiling (gemm2 cfg 9), same run."""
+    tma_probe(lib)
+    f4 = lib.lab_gemm4
+    f4.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 3
+    f2 = ctypes.CDLL(str(BUILD / "gemm2.so")).lab_gemm2
+    f2.argtypes = f4.argtypes
+    variants = [("template (gemm2 cfg 9)", f2, 9)] + [(label, f4, i) for i, label in enumerate(GEMM4_CFGS)]
+    row("dtype", "M N K", "variant", "ms", "cuBLAS ms", "ratio", "TFLOP/s", "rel err")
+    for dt_i, dt in enumerate([torch.float16, torch.bfloat16]):
+        for (m, n, k) in [(8192, 8192, 8192), (4096, 4096, 4096), (4096, 4096, 1024)]:
+            a = torch.randn(m, k, device="cuda", dtype=dt); b = torch.randn(k, n, device="cuda", dtype=dt)
+            c = torch.empty(m, n, device="cuda", dtype=dt)
+            want = (a.float() @ b.float()).double()
+            t_base = time_ms(lambda: torch.matmul(a, b), reps=10)
+            for label, fn, cfg in variants:
+                go = lambda: fn(dt_i, cfg, a.data_ptr(), b.data_ptr(), c.data_ptr(), m, n, k)
+                c.fill_(float("nan"))
+                rc = go()
+                torch.cuda.synchronize()
+                if rc != 0:
+                    row(str(dt).split(".")[1], f"{m} {n} {k}", label, f"FAILED rc {rc}")
+                    continue
+                err = ((c.double() - want).norm() / want.norm()).item()
+                t = time_ms(go, reps=10)
+                row(str(dt).split(".")[1], f"{m} {n} {k}", label, f"{t:.3f}", f"{t_base:.3f}",
+                    f"{t_base / t:.3f}", f"{2 * m * n * k / t / 1e9:.0f}", f"{err:.1e}")
+
+
+def gemm4_once(lib):
+    """One launch of each LAB_CFGS config at 8192^3, fp16 then bf16: the thing to run under ncu."""
+    f = lib.lab_gemm4
+    f.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 3
+    cfgs = [int(c) for c in os.environ.get("LAB_CFGS", "0,1").split(",")]
+    for dt_i, dt in enumerate([torch.float16, torch.bfloat16]):
+        a = torch.randn(8192, 8192, device="cuda", dtype=dt); b = torch.randn(8192, 8192, device="cuda", dtype=dt)
+        c = torch.empty(8192, 8192, device="cuda", dtype=dt)
+        for cfg in cfgs:
+            f(dt_i, cfg, a.data_ptr(), b.data_ptr(), c.data_ptr(), 8192, 8192, 8192)
+    torch.cuda.synchronize()
+
+
 def stencil_csr(side, index_dtype):
     """7-point stencil on a side^3 grid, built on the GPU."""
     n = side ** 3
@@ -268,7 +340,8 @@ def gemm_once(lib):
 
 
 FAMILIES = {"elementwise": elementwise, "gemm": gemm, "spmv": spmv, "gemm_once": gemm_once, "gemm2": gemm2,
-            "gemm2_once": gemm2_once, "gemm3": gemm3, "gemm3_once": gemm3_once}
+            "gemm2_once": gemm2_once, "gemm3": gemm3, "gemm3_once": gemm3_once,
+            "gemm4": gemm4, "gemm4_once": gemm4_once}
 
 if __name__ == "__main__":
     names = sys.argv[1:] or list(FAMILIES)
