@@ -229,6 +229,168 @@ void split3(const I* c, const I* k, const float* val, const float* x, float* y, 
   add_carries<<<(unsigned)((chunks + 255) / 256), 256>>>(carry_row, carry_val, y, chunks);
 }
 
+// ---- Lab round 6 ----
+// How x is gathered: 0 __ldg (read-only path, allocates in L1), 1 __ldcg (L2 only), 2 no L1
+// allocation on the read-only path.
+template <int G>
+__device__ __forceinline__ float gather(const float* x, int64_t i) {
+  if constexpr (G == 0) return __ldg(x + i);
+  else if constexpr (G == 1) return __ldcg(x + i);
+  else {
+    float v;
+    asm volatile("ld.global.nc.L1::no_allocate.f32 %0, [%1];\n" : "=f"(v) : "l"(x + i));
+    return v;
+  }
+}
+
+// Row per thread, the first 8 nonzeros as independent predicated loads (a stencil row in one
+// round trip), a loop for the rest.
+template <typename I>
+__global__ void spmv_rpt8(const I* __restrict__ crow, const I* __restrict__ col, const float* __restrict__ val,
+                          const float* __restrict__ x, float* __restrict__ y, int64_t rows) {
+  const int64_t r = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (r >= rows) return;
+  const int64_t begin = crow[r], end = crow[r + 1];
+  float s = 0.f;
+  I c[8];
+  float v[8];
+#pragma unroll
+  for (int e = 0; e < 8; ++e) {
+    const bool in = begin + e < end;
+    c[e] = in ? __ldg(col + begin + e) : I{0};
+    v[e] = in ? __ldg(val + begin + e) : 0.f;
+  }
+#pragma unroll
+  for (int e = 0; e < 8; ++e) s += v[e] * __ldg(x + c[e]);
+  for (int64_t i = begin + 8; i < end; ++i) s += val[i] * __ldg(x + col[i]);
+  y[r] = s;
+}
+
+// split3 with each thread's 8 nonzeros consecutive, loaded with 16-byte loads (int32 indices:
+// two int4 and two float4), and x gathered as G says.
+template <typename I, int G>
+__global__ void __launch_bounds__(256) spmv_split4(const I* __restrict__ crow, const I* __restrict__ col,
+                                                   const float* __restrict__ val, const float* __restrict__ x,
+                                                   float* __restrict__ y, const int64_t* __restrict__ first,
+                                                   int64_t* carry_row, float* carry_val, int64_t rows, int64_t nnz) {
+  constexpr int kThreads = 256, kPerThread = 8, C = kThreads * kPerThread, kSerial = 8;
+  __shared__ __align__(16) float prod[C];
+  __shared__ int64_t long_rows[kThreads];
+  __shared__ int n_long;
+  const int64_t nz0 = int64_t{blockIdx.x} * C;
+  const int64_t nz1 = nz0 + C < nnz ? nz0 + C : nnz;
+  const int64_t r_first = first[blockIdx.x];
+  int64_t r_last = rows - 1;
+  if (blockIdx.x + 1 < gridDim.x) {
+    const int64_t next = first[blockIdx.x + 1];
+    r_last = crow[next] < nz1 ? next : next - 1;
+  }
+  if (threadIdx.x == 0) { n_long = 0; carry_row[blockIdx.x] = -1; }
+  const int64_t mine = nz0 + threadIdx.x * kPerThread;
+  float p[kPerThread];
+  if (mine + kPerThread <= nz1) {
+    alignas(16) I c[kPerThread];
+    alignas(16) float v[kPerThread];
+    const int4* cv = reinterpret_cast<const int4*>(col + mine);
+#pragma unroll
+    for (int q = 0; q < int{kPerThread * sizeof(I) / 16}; ++q) reinterpret_cast<int4*>(c)[q] = __ldg(cv + q);
+    const float4* vv = reinterpret_cast<const float4*>(val + mine);
+    reinterpret_cast<float4*>(v)[0] = __ldg(vv);
+    reinterpret_cast<float4*>(v)[1] = __ldg(vv + 1);
+#pragma unroll
+    for (int e = 0; e < kPerThread; ++e) p[e] = v[e] * gather<G>(x, c[e]);
+  } else {
+#pragma unroll
+    for (int e = 0; e < kPerThread; ++e) p[e] = mine + e < nz1 ? val[mine + e] * gather<G>(x, col[mine + e]) : 0.f;
+  }
+  reinterpret_cast<float4*>(prod)[threadIdx.x * 2] = make_float4(p[0], p[1], p[2], p[3]);
+  reinterpret_cast<float4*>(prod)[threadIdx.x * 2 + 1] = make_float4(p[4], p[5], p[6], p[7]);
+  __syncthreads();
+  for (int64_t r = r_first + threadIdx.x; r <= r_last; r += kThreads) {
+    const int64_t begin = crow[r], end = crow[r + 1];
+    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
+    if (hi - lo > kSerial) { long_rows[atomicAdd(&n_long, 1)] = r; continue; }
+    float s = 0.f;
+    for (int64_t i = lo; i < hi; ++i) s += prod[i];
+    if (begin >= nz0) y[r] = s; else { carry_row[blockIdx.x] = r; carry_val[blockIdx.x] = s; }
+  }
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int w = warp; w < n_long; w += kThreads / 32) {
+    const int64_t r = long_rows[w];
+    const int64_t begin = crow[r], end = crow[r + 1];
+    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
+    float s = 0.f;
+    for (int64_t i = lo + lane; i < hi; i += 32) s += prod[i];
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
+    if (lane == 0) { if (begin >= nz0) y[r] = s; else { carry_row[blockIdx.x] = r; carry_val[blockIdx.x] = s; } }
+  }
+}
+
+// Nonzero chunks as split3, but no staging: each thread sums its rows' part of the chunk
+// straight from global memory (row-per-thread access, so L1 coalesces a warp's short rows),
+// a warp per row with more than kSerial nonzeros in the chunk.
+template <typename I, int G>
+__global__ void __launch_bounds__(256) spmv_direct(const I* __restrict__ crow, const I* __restrict__ col,
+                                                   const float* __restrict__ val, const float* __restrict__ x,
+                                                   float* __restrict__ y, const int64_t* __restrict__ first,
+                                                   int64_t* carry_row, float* carry_val, int64_t rows, int64_t nnz) {
+  constexpr int kThreads = 256, C = kThreads * 8, kSerial = 8;
+  __shared__ int64_t long_rows[C / (kSerial + 1) + 1];
+  __shared__ int n_long;
+  const int64_t nz0 = int64_t{blockIdx.x} * C;
+  const int64_t nz1 = nz0 + C < nnz ? nz0 + C : nnz;
+  const int64_t r_first = first[blockIdx.x];
+  int64_t r_last = rows - 1;
+  if (blockIdx.x + 1 < gridDim.x) {
+    const int64_t next = first[blockIdx.x + 1];
+    r_last = crow[next] < nz1 ? next : next - 1;
+  }
+  if (threadIdx.x == 0) { n_long = 0; carry_row[blockIdx.x] = -1; }
+  __syncthreads();
+  for (int64_t r = r_first + threadIdx.x; r <= r_last; r += kThreads) {
+    const int64_t begin = crow[r], end = crow[r + 1];
+    const int64_t lo = begin > nz0 ? begin : nz0, hi = end < nz1 ? end : nz1;
+    if (hi - lo > kSerial) { long_rows[atomicAdd(&n_long, 1)] = r; continue; }
+    I c[kSerial];
+    float v[kSerial];
+#pragma unroll
+    for (int e = 0; e < kSerial; ++e) {
+      const bool in = lo + e < hi;
+      c[e] = in ? __ldg(col + lo + e) : I{0};
+      v[e] = in ? __ldg(val + lo + e) : 0.f;
+    }
+    float s = 0.f;
+#pragma unroll
+    for (int e = 0; e < kSerial; ++e) s += v[e] * gather<G>(x, c[e]);
+    if (begin >= nz0) y[r] = s; else { carry_row[blockIdx.x] = r; carry_val[blockIdx.x] = s; }
+  }
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int w = warp; w < n_long; w += kThreads / 32) {
+    const int64_t r = long_rows[w];
+    const int64_t begin = crow[r], end = crow[r + 1];
+    const int64_t lo = begin > nz0 ? begin : nz0, hi = end < nz1 ? end : nz1;
+    float s = 0.f;
+    for (int64_t i = lo + lane; i < hi; i += 32) s += __ldg(val + i) * gather<G>(x, __ldg(col + i));
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
+    if (lane == 0) { if (begin >= nz0) y[r] = s; else { carry_row[blockIdx.x] = r; carry_val[blockIdx.x] = s; } }
+  }
+}
+
+template <typename I, typename Kernel>
+void chunked(Kernel kernel, const I* c, const I* k, const float* val, const float* x, float* y, int64_t rows,
+             int64_t nnz, void* scratch) {
+  constexpr int64_t C = 2048;
+  const int64_t chunks = (nnz + C - 1) / C;
+  int64_t* first = (int64_t*)scratch; int64_t* carry_row = first + chunks; float* carry_val = (float*)(carry_row + chunks);
+  partition_rows<I><<<(unsigned)((chunks + 127) / 128), 128>>>(c, rows, nnz, C, chunks, first);
+  kernel<<<(unsigned)chunks, 256>>>(c, k, val, x, y, first, carry_row, carry_val, rows, nnz);
+  add_carries<<<(unsigned)((chunks + 255) / 256), 256>>>(carry_row, carry_val, y, chunks);
+}
+
 template <typename I>
 int run(int scheme, const void* crow, const void* col, const float* val, const float* x, float* y, int64_t rows, int64_t nnz, void* scratch) {
   const I* c = (const I*)crow; const I* k = (const I*)col;
@@ -248,6 +410,13 @@ int run(int scheme, const void* crow, const void* col, const float* val, const f
     case 12: split3<I, 256, 4, 8>(c, k, val, x, y, rows, nnz, scratch); break;
     case 13: split3<I, 256, 6, 8>(c, k, val, x, y, rows, nnz, scratch); break;
     case 14: split3<I, 512, 4, 8>(c, k, val, x, y, rows, nnz, scratch); break;
+    case 15: spmv_rpt8<I><<<(unsigned)((rows + 255) / 256), 256>>>(c, k, val, x, y, rows); break;
+    case 16: chunked<I>(spmv_split4<I, 0>, c, k, val, x, y, rows, nnz, scratch); break;
+    case 17: chunked<I>(spmv_split4<I, 1>, c, k, val, x, y, rows, nnz, scratch); break;
+    case 18: chunked<I>(spmv_split4<I, 2>, c, k, val, x, y, rows, nnz, scratch); break;
+    case 19: chunked<I>(spmv_direct<I, 0>, c, k, val, x, y, rows, nnz, scratch); break;
+    case 20: chunked<I>(spmv_direct<I, 2>, c, k, val, x, y, rows, nnz, scratch); break;
+    case 21: chunked<I>(spmv_split3<I, 256, 8, 8>, c, k, val, x, y, rows, nnz, scratch); break;
   }
   return (int)cudaGetLastError();
 }
