@@ -59,7 +59,7 @@ def main() -> None:
             for k in (1, 3, 16, 40):
                 ops.csr_spmm(a, torch.randn(cols, k, device=cuda))
     if hasattr(ops, "wmma_gemm"):
-        for m, n, k in ((1, 1, 1), (17, 33, 1), (129, 130, 72), (64, 64, 64), (100, 70, 30), (1100, 300, 40)):
+        for m, n, k in ((1, 1, 1), (17, 33, 1), (129, 130, 72), (64, 64, 64), (100, 70, 30), (1100, 300, 40), (200, 136, 520)):
             for dtype in (torch.float16, torch.bfloat16):
                 a = torch.randn(m, k, dtype=dtype, device=cuda)
                 b = torch.randn(k, n, dtype=dtype, device=cuda)

@@ -3,7 +3,8 @@
 # generate a project with every reference kernel, build it for sm_90, run its whole test
 # suite with CUDA, run memcheck, racecheck and initcheck over every op, and run the benchmarks.
 # Logs go to $OUT (default ./out); the benchmark tables are printed last.
-# ABI=stable checks the stable-ABI variant; BENCH=0 skips the benchmarks.
+# ABI=stable checks the stable-ABI variant; BENCH=0 skips the benchmarks; SM80=0 skips the
+# wmma op's compute_80 build.
 set -euo pipefail
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-$PWD/out}
@@ -42,6 +43,16 @@ ldd h200ops/_C*.so | grep -E "stdc\+\+" || echo "no shared libstdc++ in ldd"
 
 python3 -m pytest -q -ra -p no:cacheprovider ${PYTEST_ARGS:-} > "$OUT/pytest.log" 2>&1 || echo "pytest: FAILED"
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" | tail -25
+
+# The wmma op's pre-Hopper path on this GPU: built from compute_80 PTX alone, its TMA kernel is
+# the trap, so the launcher must pick the cp.async kernel (and the tests show it did).
+if [ "${SM80:-1}" = 1 ]; then
+    python3 -m kernelgen new "$WORK/sm80ops" --no-input --arch 8.0 --abi "${ABI:-standard}" -k wmma > "$OUT/new_sm80.log"
+    ( cd "$WORK/sm80ops" && TORCH_CUDA_ARCH_LIST="8.0+PTX" MAX_JOBS=16 python3 -m pip install --no-deps --no-build-isolation -v -e . \
+        > "$OUT/build_sm80.log" 2>&1 && python3 -m pytest -q -p no:cacheprovider tests/test_wmma_gemm.py > "$OUT/pytest_sm80.log" 2>&1 ) \
+        && echo "sm_80 PTX build, wmma tests: $(tail -1 "$OUT/pytest_sm80.log")" \
+        || { echo "sm_80 PTX build or wmma tests: FAILED"; tail -15 "$OUT/pytest_sm80.log" "$OUT/build_sm80.log" 2> /dev/null | tail -25; }
+fi
 
 for tool in memcheck racecheck initcheck; do
     compute-sanitizer --tool "$tool" --error-exitcode 99 python3 "$REPO/scripts/exercise_ops.py" h200ops \
