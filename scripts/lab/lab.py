@@ -296,7 +296,8 @@ def uniform_csr(n, per_row, index_dtype):
 SPMV_SCHEMES = ["row/thread", "vector2", "vector4", "vector8", "split256x8", "split128x8", "split2 128x16",
                 "split3 128x16 s8", "split3 128x8 s8", "split3 256x8 s8", "split3 128x16 s16", "split3 256x16 s8",
                 "split3 256x4 s8", "split3 256x6 s8", "split3 512x4 s8", "row/thread unroll8", "split4 ldg",
-                "split4 ldcg", "split4 no-L1", "direct ldg", "direct no-L1", "split3 256x8 (chunked)"]
+                "split4 ldcg", "split4 no-L1", "direct ldg", "direct no-L1", "split3 256x8 (chunked)",
+                "adaptive chunks (round 7)"]
 
 
 def spmv(lib):
