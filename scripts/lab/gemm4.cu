@@ -103,7 +103,7 @@ struct Layout {
   static constexpr int kARowBytes = BK * 2;
 };
 
-template <typename T, int BK, int CL, int S, int Group>
+template <typename T, int BK, int CL, int S, int Group, int Safe = 0>
 __global__ void __launch_bounds__(kThreads, 2)
     gemm_tma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
              T* __restrict__ c, int64_t m, int64_t n, int64_t k) {
@@ -213,6 +213,7 @@ __global__ void __launch_bounds__(kThreads, 2)
       if (kk + 1 < BK / 16) load((kk + 1) % 2, kk + 1);
       if (kk + 1 == BK / 16) {
         // The last fragments of stage s are in registers: it may be refilled.
+        if constexpr ((Safe & 2) != 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         __syncwarp();
         if (lane == 0) {
           if constexpr (CL == 2) {
@@ -237,7 +238,9 @@ __global__ void __launch_bounds__(kThreads, 2)
     __syncthreads();
   }
 
-  float* scratch = reinterpret_cast<float*>(smem) + warp * 256;
+  // Safe & 1: a scratch region of its own, which no TMA copy (of this block or the next one
+  // on this SM) ever writes.
+  float* scratch = reinterpret_cast<float*>((Safe & 1) ? smem + S * L::kStageBytes + 1024 : smem) + warp * 256;
   const int er = lane / 2, ec = (lane % 2) * 8;
 #pragma unroll
   for (int i = 0; i < 4; ++i)
@@ -282,7 +285,7 @@ static int make_map(CUtensorMap* map, bool bf16, const void* base, int64_t rows,
   return r == CUDA_SUCCESS ? 0 : -20 - static_cast<int>(r);
 }
 
-template <typename T, int BK, int CL, int S, int G>
+template <typename T, int BK, int CL, int S, int G, int Safe = 0>
 int launch(const void* a, const void* b, void* c, int64_t m, int64_t n, int64_t k) {
   if (m % BM || n % (CL * BN) || k % BK) return -2;
   constexpr bool bf16 = std::is_same_v<T, __nv_bfloat16>;
@@ -291,8 +294,8 @@ int launch(const void* a, const void* b, void* c, int64_t m, int64_t n, int64_t 
   if (rc) return rc;
   rc = make_map(&map_b, bf16, b, k, n, BK, 64, CU_TENSOR_MAP_SWIZZLE_128B);
   if (rc) return rc;
-  auto kern = gemm_tma<T, BK, CL, S, G>;
-  const size_t smem = size_t{S} * Layout<BK>::kStageBytes + 2 * S * 8 + 1024;
+  auto kern = gemm_tma<T, BK, CL, S, G, Safe>;
+  const size_t smem = size_t{S} * Layout<BK>::kStageBytes + 1024 + ((Safe & 1) ? 4096 : 0) + 1024;
   cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   cudaLaunchConfig_t cfg = {};
   cfg.gridDim = dim3(static_cast<unsigned>((m / BM) * (n / BN)));
@@ -321,6 +324,9 @@ int dispatch(int cfg, const void* a, const void* b, void* c, int64_t m, int64_t 
     case 3: return launch<T, 64, 2, 3, 8>(a, b, c, m, n, k);
     case 4: return launch<T, 32, 1, 6, 8>(a, b, c, m, n, k);
     case 5: return launch<T, 32, 2, 6, 8>(a, b, c, m, n, k);
+    case 6: return launch<T, 64, 1, 3, 8, 1>(a, b, c, m, n, k);
+    case 7: return launch<T, 64, 1, 3, 8, 2>(a, b, c, m, n, k);
+    case 8: return launch<T, 64, 1, 3, 8, 3>(a, b, c, m, n, k);
     default: return -1;
   }
 }
