@@ -33,9 +33,9 @@ lines = open(sys.argv[1]).read().splitlines()
 spilling = [l.strip() for l in lines if re.search(r"[1-9][0-9]* bytes spill (stores|loads)", l)]
 print(f"ptxas: {len(spilling)} kernels with spills" + "".join("\n  " + l for l in spilling))
 for i, line in enumerate(lines):  # the wmma kernels' resource use, one line each
-    if "Compiling entry function" in line and "wmma_gemm_kernel" in line:
+    if "Compiling entry function" in line and (kernel := re.search(r"wmma_gemm(_tma)?_kernelI(\w+?)EEv", line)):
         used = next((l for l in lines[i + 1 : i + 4] if "Used" in l), "")
-        print("ptxas:", re.search(r"kernelI(\w+?)EEv", line).group(1), re.search(r"for '(\w+)'", line).group(1), used.split(":")[-1].strip())
+        print("ptxas:", kernel.group(0)[:-3], re.search(r"for '(\w+)'", line).group(1), used.split(":")[-1].strip())
 PY
 python3 -c "import h200ops; assert h200ops._C.built_with_cuda == 1; print('built with CUDA')"
 grep -E "^h200ops: " "$OUT/build.log" || true
@@ -43,6 +43,8 @@ ldd h200ops/_C*.so | grep -E "stdc\+\+" || echo "no shared libstdc++ in ldd"
 
 python3 -m pytest -q -ra -p no:cacheprovider ${PYTEST_ARGS:-} > "$OUT/pytest.log" 2>&1 || echo "pytest: FAILED"
 grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" | tail -25
+
+python3 "$REPO/scripts/wmma_soak.py" h200ops 20 || echo "wmma soak: FAILED"
 
 # The wmma op's pre-Hopper path on this GPU: built from compute_80 PTX alone, its TMA kernel is
 # the trap, so the launcher must pick the cp.async kernel (and the tests show it did).
