@@ -92,6 +92,7 @@ __device__ __forceinline__ void ldsm_b(Frag& f, uint32_t addr) {
 template <typename T> __device__ __forceinline__ T from_f(float x);
 template <> __device__ __forceinline__ __half from_f(float x) { return __float2half_rn(x); }
 template <> __device__ __forceinline__ __nv_bfloat16 from_f(float x) { return __float2bfloat16_rn(x); }
+template <> __device__ __forceinline__ float from_f(float x) { return x; }
 
 // Shared memory per stage: A as BM rows of BK elements (BK * 2 bytes, swizzled in 64- or
 // 128-byte rows), then B as two boxes of BK rows x 64 columns (128-byte rows, 128-byte swizzle).
@@ -103,10 +104,10 @@ struct Layout {
   static constexpr int kARowBytes = BK * 2;
 };
 
-template <typename T, int BK, int CL, int S, int Group, int Safe = 0>
+template <typename T, int BK, int CL, int S, int Group, int Safe = 0, typename OutT = T>
 __global__ void __launch_bounds__(kThreads, 2)
     gemm_tma(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-             T* __restrict__ c, int64_t m, int64_t n, int64_t k) {
+             OutT* __restrict__ c, int64_t m, int64_t n, int64_t k) {
   using L = Layout<BK>;
   extern __shared__ unsigned char smem_raw[];
   // The swizzle repeats every 1024 bytes and is a function of the address: align the tiles to it.
@@ -211,7 +212,7 @@ __global__ void __launch_bounds__(kThreads, 2)
 #pragma unroll
     for (int kk = 0; kk < BK / 16; ++kk) {
       if (kk + 1 < BK / 16) load((kk + 1) % 2, kk + 1);
-      if (kk + 1 == BK / 16) {
+      if (kk + 1 == BK / 16 && (Safe & 4) == 0) {
         // The last fragments of stage s are in registers: it may be refilled.
         if constexpr ((Safe & 2) != 0) asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         __syncwarp();
@@ -228,6 +229,15 @@ __global__ void __launch_bounds__(kThreads, 2)
       for (int i = 0; i < 4; ++i)
 #pragma unroll
         for (int j = 0; j < 4; ++j) wmma::mma_sync(acc[i][j], fa[kk % 2][i], fb[kk % 2][j], acc[i][j]);
+    }
+    if constexpr ((Safe & 4) != 0) {
+      // Every MMA of this stage has its operands: their ldmatrix reads are done.
+#pragma unroll
+      for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) asm volatile("" ::"f"(acc[i][j].x[0]) : "memory");
+      __syncwarp();
+      if (lane == 0) mbar_arrive_local(&empty[s]);
     }
   }
   // No block may leave while its peer can still copy into it or arrive on its barriers; and
@@ -249,10 +259,12 @@ __global__ void __launch_bounds__(kThreads, 2)
       wmma::store_matrix_sync(scratch, acc[i][j], 16, wmma::mem_row_major);
       __syncwarp();
       const int64_t row = r0 + wr + i * 16 + er, col = c0 + wc + j * 16 + ec;
-      alignas(16) T p[8];
+      alignas(16) OutT p[8];
 #pragma unroll
-      for (int e = 0; e < 8; ++e) p[e] = from_f<T>(scratch[er * 16 + ec + e]);
-      *reinterpret_cast<uint4*>(c + row * n + col) = *reinterpret_cast<const uint4*>(p);
+      for (int e = 0; e < 8; ++e) p[e] = from_f<OutT>(scratch[er * 16 + ec + e]);
+#pragma unroll
+      for (int part = 0; part < int{sizeof(p) / 16}; ++part)
+        reinterpret_cast<uint4*>(c + row * n + col)[part] = reinterpret_cast<const uint4*>(p)[part];
       __syncwarp();
     }
 }
@@ -285,7 +297,7 @@ static int make_map(CUtensorMap* map, bool bf16, const void* base, int64_t rows,
   return r == CUDA_SUCCESS ? 0 : -20 - static_cast<int>(r);
 }
 
-template <typename T, int BK, int CL, int S, int G, int Safe = 0>
+template <typename T, int BK, int CL, int S, int G, int Safe = 0, typename OutT = T>
 int launch(const void* a, const void* b, void* c, int64_t m, int64_t n, int64_t k) {
   if (m % BM || n % (CL * BN) || k % BK) return -2;
   constexpr bool bf16 = std::is_same_v<T, __nv_bfloat16>;
@@ -294,7 +306,7 @@ int launch(const void* a, const void* b, void* c, int64_t m, int64_t n, int64_t 
   if (rc) return rc;
   rc = make_map(&map_b, bf16, b, k, n, BK, 64, CU_TENSOR_MAP_SWIZZLE_128B);
   if (rc) return rc;
-  auto kern = gemm_tma<T, BK, CL, S, G, Safe>;
+  auto kern = gemm_tma<T, BK, CL, S, G, Safe, OutT>;
   const size_t smem = size_t{S} * Layout<BK>::kStageBytes + 1024 + ((Safe & 1) ? 4096 : 0) + 1024;
   cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
   cudaLaunchConfig_t cfg = {};
@@ -309,7 +321,7 @@ int launch(const void* a, const void* b, void* c, int64_t m, int64_t n, int64_t 
   attr[0].val.clusterDim.z = 1;
   cfg.attrs = attr;
   cfg.numAttrs = 1;
-  const cudaError_t err = cudaLaunchKernelEx(&cfg, kern, map_a, map_b, static_cast<T*>(c), m, n, k);
+  const cudaError_t err = cudaLaunchKernelEx(&cfg, kern, map_a, map_b, static_cast<OutT*>(c), m, n, k);
   return err == cudaSuccess ? static_cast<int>(cudaGetLastError()) : static_cast<int>(err);
 }
 
@@ -327,6 +339,12 @@ int dispatch(int cfg, const void* a, const void* b, void* c, int64_t m, int64_t 
     case 6: return launch<T, 64, 1, 3, 8, 1>(a, b, c, m, n, k);
     case 7: return launch<T, 64, 1, 3, 8, 2>(a, b, c, m, n, k);
     case 8: return launch<T, 64, 1, 3, 8, 3>(a, b, c, m, n, k);
+    // float32 output: 9 as the template (own scratch), 10 + proxy fence, 11 release after the MMAs,
+    // 12 scratch in the first stage (run 13's template)
+    case 9: return launch<T, 64, 1, 3, 8, 1, float>(a, b, c, m, n, k);
+    case 10: return launch<T, 64, 1, 3, 8, 3, float>(a, b, c, m, n, k);
+    case 11: return launch<T, 64, 1, 3, 8, 5, float>(a, b, c, m, n, k);
+    case 12: return launch<T, 64, 1, 3, 8, 0, float>(a, b, c, m, n, k);
     default: return -1;
   }
 }

@@ -273,6 +273,31 @@ def gemm4_check(lib):
             row(str(dt).split(".")[1], label, bad, f"{t:.3f}", f"{t_base:.3f}", f"{t_base / t:.3f}")
 
 
+def gemm4_check32(lib):
+    """Round 9: the float32-output launches, where run 14's soak still found bad elements."""
+    f4 = lib.lab_gemm4
+    f4.argtypes = [ctypes.c_int, ctypes.c_int] + [ctypes.c_void_p] * 3 + [ctypes.c_int64] * 3
+    variants = [("fp32 out, own scratch (template)", 9), ("fp32 out, + proxy fence", 10),
+                ("fp32 out, release after MMAs", 11), ("fp32 out, scratch in stage 0", 12)]
+    m = n = k = 8192
+    launches = int(os.environ.get("LAB_LAUNCHES", "40"))
+    row("dtype", "variant", f"launches with bad elements (of {launches})", "bad elements", "ms")
+    for dt_i, dt in enumerate([torch.float16, torch.bfloat16]):
+        a = torch.randn(m, k, device="cuda", dtype=dt)
+        b = torch.randn(k, n, device="cuda", dtype=dt)
+        c = torch.empty(m, n, device="cuda", dtype=torch.float32)
+        want = a.float() @ b.float()
+        for label, cfg in variants:
+            bad = []
+            for _ in range(launches):
+                c.fill_(float("nan"))
+                assert f4(dt_i, cfg, a.data_ptr(), b.data_ptr(), c.data_ptr(), m, n, k) == 0
+                err = (c - want).abs()
+                bad.append(int(((err > 2.0 + 0.01 * want.abs()) | err.isnan()).sum()))
+            t = time_ms(lambda: f4(dt_i, cfg, a.data_ptr(), b.data_ptr(), c.data_ptr(), m, n, k), reps=10)
+            row(str(dt).split(".")[1], label, sum(x > 0 for x in bad), [x for x in bad if x], f"{t:.3f}")
+
+
 def gemm4_once(lib):
     """One launch of each LAB_CFGS config at 8192^3, fp16 then bf16: the thing to run under ncu."""
     f = lib.lab_gemm4
@@ -375,7 +400,7 @@ def gemm_once(lib):
 FAMILIES = {"elementwise": elementwise, "gemm": gemm, "spmv": spmv, "gemm_once": gemm_once, "gemm2": gemm2,
             "gemm2_once": gemm2_once, "gemm3": gemm3, "gemm3_once": gemm3_once,
             "gemm4": gemm4, "gemm4_once": gemm4_once,
-            "gemm4_check": gemm4_check}
+            "gemm4_check": gemm4_check, "gemm4_check32": gemm4_check32}
 
 if __name__ == "__main__":
     names = sys.argv[1:] or list(FAMILIES)
