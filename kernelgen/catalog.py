@@ -18,6 +18,7 @@ from kernelgen.errors import InvalidInput, KernelgenError
 from kernelgen.options import (
     KernelChoice,
     ProjectOptions,
+    compute_capability,
     validate_kernel_name,
     validate_op_name,
 )
@@ -168,14 +169,12 @@ class Catalog:
         return instances
 
 
-def _arch_number(arch: str) -> float:
-    return float(arch.split("+")[0].rstrip("af"))
-
-
 def _check_arch_list_fits(template: KernelTemplate, arch_list: tuple[str, ...]) -> None:
     """Refuse an arch list older than a kernel needs, before anything is compiled."""
     needed = template.min_arch
-    too_old = [a for a in arch_list if needed and _arch_number(a) < _arch_number(needed)]
+    too_old = [
+        a for a in arch_list if needed and compute_capability(a) < compute_capability(needed)
+    ]
     if too_old:
         raise InvalidInput(
             f"the {template.name} kernel needs compute capability {needed} or newer, but the "

@@ -29,7 +29,12 @@ from pathlib import Path
 from kernelgen import __version__, cuda_env, journal
 from kernelgen.errors import KernelgenError
 from kernelgen.manifest import find_project_root, read_manifest
-from kernelgen.options import ARCH_PATTERN, STABLE_ABI_MIN_TORCH, torch_target_version
+from kernelgen.options import (
+    ARCH_PATTERN,
+    STABLE_ABI_MIN_TORCH,
+    compute_capability,
+    torch_target_version,
+)
 
 TORCH_PROBE_TIMEOUT_S = 120  # importing a CUDA torch the first time can take a minute
 COMPILE_TIMEOUT_S = 60  # a test kernel; skipped at once if nvcc already hung
@@ -552,7 +557,7 @@ def check_project(machine: Machine, project: Path) -> tuple[list[Check], str | N
                 Status.ERROR,
                 f"the project compiles for {', '.join(unknown)} when no GPU is visible, which torch "
                 f"{machine.torch.version} does not know (it builds for "
-                f"{', '.join(sorted(machine.torch.accepted_archs or (), key=_arch_order))}); "
+                f"{', '.join(sorted(machine.torch.accepted_archs or (), key=_arch_order_key))}); "
                 "set TORCH_CUDA_ARCH_LIST to known ones",
                 Blocks.CUDA,
             )
@@ -560,10 +565,8 @@ def check_project(machine: Machine, project: Path) -> tuple[list[Check], str | N
     return checks, ";".join(options.arch_list)
 
 
-def _arch_order(arch: str) -> tuple[int, int, str]:
-    major, _, rest = arch.partition(".")
-    minor = "".join(ch for ch in rest if ch.isdigit())
-    return int(major), int(minor or 0), rest
+def _arch_order_key(arch: str) -> tuple[tuple[int, int], str]:
+    return compute_capability(arch), arch
 
 
 def _version_key(version: str) -> tuple[int, ...] | None:

@@ -238,6 +238,13 @@ def validate_arch_list(arch_list: tuple[str, ...]) -> None:
             )
 
 
+def compute_capability(arch: str) -> tuple[int, int]:
+    """(9, 0) for "9.0", "9.0a" or "9.0+PTX": the part that orders architectures."""
+    major, _, rest = arch.partition(".")
+    minor = re.match(r"[0-9]*", rest)
+    return int(major), int(minor.group(0) if minor and minor.group(0) else 0)
+
+
 def parse_arch_list(values: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     """Accept `--arch 8.0 --arch 9.0` as well as `--arch "8.0;9.0"` or `--arch 8.0,9.0`."""
     arches: list[str] = []

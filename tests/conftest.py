@@ -31,3 +31,12 @@ def options_for(*kernels: str, package: str = "myops") -> ProjectOptions:
 
 
 ALL_TEMPLATES = tuple(all_kernels())
+
+
+def snapshot(root: Path) -> dict[str, bytes]:
+    """Every file under root (outside .git) and its bytes: what a failed command must leave."""
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and ".git" not in p.relative_to(root).parts
+    }

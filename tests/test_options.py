@@ -10,6 +10,7 @@ from kernelgen.errors import InvalidInput
 from kernelgen.options import (
     KernelChoice,
     ProjectOptions,
+    compute_capability,
     default_package_name,
     parse_arch_list,
     validate_kernel_name,
@@ -112,6 +113,16 @@ def test_arch_list_forms():
     assert parse_arch_list(["8.0;9.0", "9.0a", "8.6+PTX"]) == ("8.0", "9.0", "9.0a", "8.6+PTX")
     with pytest.raises(InvalidInput, match="compute capability"):
         ProjectOptions("p", "p", (KernelChoice("vector_add", "vector_add"),), arch_list=("sm_90",))
+
+
+def test_compute_capability_orders_architectures_by_number_not_text():
+    assert compute_capability("9.0a") == compute_capability("9.0+PTX") == (9, 0)
+    assert sorted(["10.0", "8.6", "9.0a", "12.1"], key=compute_capability) == [
+        "8.6",
+        "9.0a",
+        "10.0",
+        "12.1",
+    ]
 
 
 def test_distribution_defaults_to_dashed_package():

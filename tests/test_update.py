@@ -10,7 +10,7 @@ import itertools
 from pathlib import Path
 
 import pytest
-from conftest import ALL_TEMPLATES, options_for
+from conftest import ALL_TEMPLATES, options_for, snapshot
 from newer_kernelgen import (
     DROPPED_FILE,
     NEW_FILE,
@@ -26,14 +26,6 @@ from kernelgen.errors import ProjectConflict
 from kernelgen.manifest import PRISTINE_DIR, read_manifest
 from kernelgen.merge import merge3
 from kernelgen.reconcile import Action
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and ".git" not in p.relative_to(root).parts
-    }
 
 
 @pytest.fixture

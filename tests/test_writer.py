@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path, PurePosixPath
 
 import pytest
-from conftest import options_for
+from conftest import options_for, snapshot
 from newer_kernelgen import newer_catalog
 
 from kernelgen import add_kernel, generate, journal, new_project, render, update_project, writer
@@ -78,12 +78,6 @@ def rendering_once():
 def patch_os(monkeypatch, fake: CountingOs) -> None:
     monkeypatch.setattr(journal, "os", fake)
     monkeypatch.setattr(writer, "os", fake)
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {
-        str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()
-    }
 
 
 # The commands under test: (set up the folder, run the change).
