@@ -352,7 +352,8 @@ SPMV_SCHEMES = ["row/thread", "vector2", "vector4", "vector8", "split256x8", "sp
                 "split3 128x16 s8", "split3 128x8 s8", "split3 256x8 s8", "split3 128x16 s16", "split3 256x16 s8",
                 "split3 256x4 s8", "split3 256x6 s8", "split3 512x4 s8", "row/thread unroll8", "split4 ldg",
                 "split4 ldcg", "split4 no-L1", "direct ldg", "direct no-L1", "split3 256x8 (chunked)",
-                "adaptive chunks (round 7)"]
+                "adaptive chunks (round 7)",
+                "longest-row dispatch (round 11)"]
 
 
 def spmv(lib):
@@ -369,7 +370,7 @@ def spmv(lib):
             want = torch.mv(A, x)
             t_base = time_ms(lambda: torch.mv(A, x))
             crow, col, val = A.crow_indices(), A.col_indices(), A.values()
-            scratch = torch.empty(20 * (nnz // 512 + 2), dtype=torch.uint8, device='cuda')
+            scratch = torch.empty(20 * (nnz // 512 + 2) + 64, dtype=torch.uint8, device='cuda')
             schemes = os.environ.get("SPMV_SCHEMES")
             for s in [int(v) for v in schemes.split(",")] if schemes else range(len(SPMV_SCHEMES)):
                 go = lambda: f(int(index_dtype == torch.int64), s, crow.data_ptr(), col.data_ptr(), val.data_ptr(),
