@@ -68,6 +68,36 @@ __global__ void __launch_bounds__(kThreads) spmv_split(const I* crow, const I* c
 }
 
 
+// Chunk b's rows, its products staged in prod (nonzeros [nz0, nz1)): one thread per row with
+// at most kSerial nonzeros in the chunk, a warp per longer one (long_rows, n_long: zeroed by
+// the caller before its last barrier). A row that starts in an earlier chunk leaves its part
+// in the carry.
+template <typename I, int kThreads, int kSerial>
+__device__ __forceinline__ void sum_chunk_rows(const float* prod, int64_t* long_rows, int* n_long, const I* crow,
+                                               float* y, int64_t* carry_row, float* carry_val, int64_t b,
+                                               int64_t r_first, int64_t r_last, int64_t nz0, int64_t nz1) {
+  for (int64_t r = r_first + threadIdx.x; r <= r_last; r += kThreads) {
+    const int64_t begin = crow[r], end = crow[r + 1];
+    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
+    if (hi - lo > kSerial) { long_rows[atomicAdd(n_long, 1)] = r; continue; }
+    float s = 0.f;
+    for (int64_t i = lo; i < hi; ++i) s += prod[i];
+    if (begin >= nz0) y[r] = s; else { carry_row[b] = r; carry_val[b] = s; }
+  }
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int w = warp; w < *n_long; w += kThreads / 32) {
+    const int64_t r = long_rows[w];
+    const int64_t begin = crow[r], end = crow[r + 1];
+    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
+    float s = 0.f;
+    for (int64_t i = lo + lane; i < hi; i += 32) s += prod[i];
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
+    if (lane == 0) { if (begin >= nz0) y[r] = s; else { carry_row[b] = r; carry_val[b] = s; } }
+  }
+}
+
 // Nonzero split without a memset: each row is owned by the chunk where it starts, which
 // stores it; the one row a chunk continues from earlier chunks leaves its partial sum in
 // carry[], which a second tiny kernel adds. Short rows are summed by one thread each,
@@ -108,26 +138,7 @@ __global__ void __launch_bounds__(kThreads) spmv_split2(const I* crow, const I* 
   }
   __syncthreads();
   const int64_t r_first = bounds[0], r_last = bounds[1];
-  for (int64_t r = r_first + threadIdx.x; r <= r_last; r += kThreads) {
-    const int64_t begin = crow[r], end = crow[r + 1];
-    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
-    if (hi - lo > kSerial) { long_rows[atomicAdd(&n_long, 1)] = r; continue; }
-    float s = 0.f;
-    for (int64_t i = lo; i < hi; ++i) s += prod[i];
-    if (begin >= nz0) y[r] = s; else { carry_row[blockIdx.x] = r; carry_val[blockIdx.x] = s; }
-  }
-  __syncthreads();
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (int w = warp; w < n_long; w += kThreads / 32) {
-    const int64_t r = long_rows[w];
-    const int64_t begin = crow[r], end = crow[r + 1];
-    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
-    float s = 0.f;
-    for (int64_t i = lo + lane; i < hi; i += 32) s += prod[i];
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
-    if (lane == 0) { if (begin >= nz0) y[r] = s; else { carry_row[blockIdx.x] = r; carry_val[blockIdx.x] = s; } }
-  }
+  sum_chunk_rows<I, kThreads, kSerial>(prod, long_rows, &n_long, crow, y, carry_row, carry_val, blockIdx.x, r_first, r_last, nz0, nz1);
 }
 
 __global__ void add_carries(const int64_t* carry_row, const float* carry_val, float* y, int64_t chunks) {
@@ -151,12 +162,10 @@ template <typename I>
 __device__ __forceinline__ bool starts_at_or_after(const I* crow, int64_t r, int64_t nz) {
   return crow[r + 1] > nz || crow[r] >= nz;  // row r reaches nz, or is an empty row at nz or later
 }
+// The smallest row r with starts_at_or_after(r, nz) (monotone in r): a guess from the mean row
+// length, a galloping bracket, then bisection.
 template <typename I>
-__global__ void partition_rows(const I* crow, int64_t rows, int64_t nnz, int64_t chunk, int64_t chunks, int64_t* first) {
-  const int64_t b = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (b >= chunks) return;
-  const int64_t nz = b * chunk;
-  // smallest r with starts_at_or_after(r, nz); monotone in r
+__device__ int64_t first_row_from(const I* crow, int64_t rows, int64_t nnz, int64_t nz) {
   int64_t guess = static_cast<int64_t>(static_cast<double>(nz) / static_cast<double>(nnz) * rows);
   guess = guess < rows - 1 ? guess : rows - 1;
   int64_t lo, hi;  // answer in [lo, hi]
@@ -172,7 +181,14 @@ __global__ void partition_rows(const I* crow, int64_t rows, int64_t nnz, int64_t
     hi = hi < rows - 1 ? hi : rows - 1;
   }
   while (lo < hi) { int64_t mid = (lo + hi) / 2; if (starts_at_or_after(crow, mid, nz)) hi = mid; else lo = mid + 1; }
-  first[b] = lo;
+  return lo;
+}
+
+template <typename I>
+__global__ void partition_rows(const I* crow, int64_t rows, int64_t nnz, int64_t chunk, int64_t chunks, int64_t* first) {
+  const int64_t b = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (b >= chunks) return;
+  first[b] = first_row_from(crow, rows, nnz, b * chunk);
 }
 
 template <typename I, int kThreads, int kPerThread, int kSerial>
@@ -198,26 +214,7 @@ __global__ void __launch_bounds__(kThreads) spmv_split3(const I* crow, const I* 
     prod[e * kThreads + threadIdx.x] = i < nz1 ? val[i] * __ldg(x + col[i]) : 0.f;
   }
   __syncthreads();
-  for (int64_t r = r_first + threadIdx.x; r <= r_last; r += kThreads) {
-    const int64_t begin = crow[r], end = crow[r + 1];
-    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
-    if (hi - lo > kSerial) { long_rows[atomicAdd(&n_long, 1)] = r; continue; }
-    float s = 0.f;
-    for (int64_t i = lo; i < hi; ++i) s += prod[i];
-    if (begin >= nz0) y[r] = s; else { carry_row[blockIdx.x] = r; carry_val[blockIdx.x] = s; }
-  }
-  __syncthreads();
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (int w = warp; w < n_long; w += kThreads / 32) {
-    const int64_t r = long_rows[w];
-    const int64_t begin = crow[r], end = crow[r + 1];
-    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
-    float s = 0.f;
-    for (int64_t i = lo + lane; i < hi; i += 32) s += prod[i];
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
-    if (lane == 0) { if (begin >= nz0) y[r] = s; else { carry_row[blockIdx.x] = r; carry_val[blockIdx.x] = s; } }
-  }
+  sum_chunk_rows<I, kThreads, kSerial>(prod, long_rows, &n_long, crow, y, carry_row, carry_val, blockIdx.x, r_first, r_last, nz0, nz1);
 }
 
 template <typename I, int T, int P, int S>
@@ -306,26 +303,7 @@ __global__ void __launch_bounds__(256) spmv_split4(const I* __restrict__ crow, c
   reinterpret_cast<float4*>(prod)[threadIdx.x * 2] = make_float4(p[0], p[1], p[2], p[3]);
   reinterpret_cast<float4*>(prod)[threadIdx.x * 2 + 1] = make_float4(p[4], p[5], p[6], p[7]);
   __syncthreads();
-  for (int64_t r = r_first + threadIdx.x; r <= r_last; r += kThreads) {
-    const int64_t begin = crow[r], end = crow[r + 1];
-    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
-    if (hi - lo > kSerial) { long_rows[atomicAdd(&n_long, 1)] = r; continue; }
-    float s = 0.f;
-    for (int64_t i = lo; i < hi; ++i) s += prod[i];
-    if (begin >= nz0) y[r] = s; else { carry_row[blockIdx.x] = r; carry_val[blockIdx.x] = s; }
-  }
-  __syncthreads();
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (int w = warp; w < n_long; w += kThreads / 32) {
-    const int64_t r = long_rows[w];
-    const int64_t begin = crow[r], end = crow[r + 1];
-    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
-    float s = 0.f;
-    for (int64_t i = lo + lane; i < hi; i += 32) s += prod[i];
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
-    if (lane == 0) { if (begin >= nz0) y[r] = s; else { carry_row[blockIdx.x] = r; carry_val[blockIdx.x] = s; } }
-  }
+  sum_chunk_rows<I, kThreads, kSerial>(prod, long_rows, &n_long, crow, y, carry_row, carry_val, blockIdx.x, r_first, r_last, nz0, nz1);
 }
 
 // Nonzero chunks as split3, but no staging: each thread sums its rows' part of the chunk
@@ -443,26 +421,7 @@ __global__ void __launch_bounds__(256) spmv_adaptive(const I* __restrict__ crow,
     prod[e * kThreads + threadIdx.x] = i < nz1 ? val[i] * __ldg(x + col[i]) : 0.f;
   }
   __syncthreads();
-  for (int64_t r = r_first + threadIdx.x; r <= r_last; r += kThreads) {
-    const int64_t begin = crow[r], end = crow[r + 1];
-    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
-    if (hi - lo > kSerial) { long_rows[atomicAdd(&n_long, 1)] = r; continue; }
-    float s = 0.f;
-    for (int64_t i = lo; i < hi; ++i) s += prod[i];
-    finish(r, begin, s);
-  }
-  __syncthreads();
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (int w = warp; w < n_long; w += kThreads / 32) {
-    const int64_t r = long_rows[w];
-    const int64_t begin = crow[r], end = crow[r + 1];
-    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
-    float s = 0.f;
-    for (int64_t i = lo + lane; i < hi; i += 32) s += prod[i];
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
-    if (lane == 0) finish(r, begin, s);
-  }
+  sum_chunk_rows<I, kThreads, kSerial>(prod, long_rows, &n_long, crow, y, carry_row, carry_val, blockIdx.x, r_first, r_last, nz0, nz1);
 }
 
 template <typename I, typename Kernel>
@@ -499,25 +458,7 @@ __global__ void analyze_rows(const I* __restrict__ crow, int64_t rows, int64_t n
     mine = other > mine ? other : mine;
   }
   if (threadIdx.x % 32 == 0 && mine > 0) atomicMax(longest, static_cast<unsigned long long>(mine));
-  for (int64_t b = t; b < chunks; b += stride) {
-    const int64_t nz = b * chunk;
-    int64_t guess = static_cast<int64_t>(static_cast<double>(nz) / static_cast<double>(nnz) * rows);
-    guess = guess < rows - 1 ? guess : rows - 1;
-    int64_t lo, hi;
-    if (starts_at_or_after(crow, guess, nz)) {
-      hi = guess; int64_t step = 1;
-      lo = guess - step;
-      while (lo > 0 && starts_at_or_after(crow, lo, nz)) { hi = lo; step *= 2; lo = hi - step; }
-      lo = lo < 0 ? 0 : lo;
-    } else {
-      lo = guess + 1; int64_t step = 1;
-      hi = guess + step;
-      while (hi < rows - 1 && !starts_at_or_after(crow, hi, nz)) { lo = hi + 1; step *= 2; hi = lo + step; }
-      hi = hi < rows - 1 ? hi : rows - 1;
-    }
-    while (lo < hi) { int64_t mid = (lo + hi) / 2; if (starts_at_or_after(crow, mid, nz)) hi = mid; else lo = mid + 1; }
-    first[b] = lo;
-  }
+  for (int64_t b = t; b < chunks; b += stride) first[b] = first_row_from(crow, rows, nnz, b * chunk);
 }
 
 template <typename I>
@@ -566,26 +507,7 @@ __global__ void __launch_bounds__(256) spmv_dispatch(const I* __restrict__ crow,
     prod[e * kThreads + threadIdx.x] = i < nz1 ? val[i] * __ldg(x + col[i]) : 0.f;
   }
   __syncthreads();
-  for (int64_t r = r_first + threadIdx.x; r <= r_last; r += kThreads) {
-    const int64_t begin = crow[r], end = crow[r + 1];
-    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
-    if (hi - lo > kSerial) { long_rows[atomicAdd(&n_long, 1)] = r; continue; }
-    float s = 0.f;
-    for (int64_t i = lo; i < hi; ++i) s += prod[i];
-    if (begin >= nz0) y[r] = s; else { carry_row[b] = r; carry_val[b] = s; }
-  }
-  __syncthreads();
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (int w = warp; w < n_long; w += kThreads / 32) {
-    const int64_t r = long_rows[w];
-    const int64_t begin = crow[r], end = crow[r + 1];
-    const int64_t lo = (begin > nz0 ? begin : nz0) - nz0, hi = (end < nz1 ? end : nz1) - nz0;
-    float s = 0.f;
-    for (int64_t i = lo + lane; i < hi; i += 32) s += prod[i];
-#pragma unroll
-    for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
-    if (lane == 0) { if (begin >= nz0) y[r] = s; else { carry_row[b] = r; carry_val[b] = s; } }
-  }
+  sum_chunk_rows<I, kThreads, kSerial>(prod, long_rows, &n_long, crow, y, carry_row, carry_val, b, r_first, r_last, nz0, nz1);
 }
 
 __global__ void add_carries_if_split(const int64_t* carry_row, const float* carry_val, float* y, int64_t chunks,
