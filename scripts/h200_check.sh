@@ -2,32 +2,37 @@
 # The GPU verification run, in one call on the device machine (see PERFORMANCE.md):
 # generate a project with every reference kernel, build it for sm_90, run its whole test
 # suite with CUDA, run memcheck, racecheck and initcheck over every op, and run the benchmarks.
-# Logs go to $OUT (default ./out); the benchmark tables are printed last.
+# Into $OUT (default ./out) go summary.txt (what this prints), the benchmark's bench.log,
+# bench.json and bench.png, and logs.tar.gz with every other log: five files, since the
+# device tool brings back at most eight. The benchmark tables are printed last.
 # ABI=stable checks the stable-ABI variant; BENCH=0 skips the benchmarks; SM80=0 skips the
 # wmma op's compute_80 build.
 set -euo pipefail
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-$PWD/out}
-mkdir -p "$OUT"
 REPO=$PWD
 WORK=$(mktemp -d)
+LOGS=$WORK/logs
+mkdir -p "$OUT" "$LOGS"
+exec > >(tee "$OUT/summary.txt") 2>&1
+trap 'tar -czf "$OUT/logs.tar.gz" -C "$WORK" logs' EXIT
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
-python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" | tee -a "$OUT/gpu.txt"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv | tee "$LOGS/gpu.txt"
+python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" | tee -a "$LOGS/gpu.txt"
 
 python3 -m pip install -q --no-deps --no-build-isolation -e "$REPO"
 python3 -m kernelgen new "$WORK/h200ops" --no-input --arch 9.0 --abi "${ABI:-standard}" \
-    -k vector_add -k activation -k activation=gelu -k sparse -k wmma > "$OUT/new.log"
+    -k vector_add -k activation -k activation=gelu -k sparse -k wmma > "$LOGS/new.log"
 cd "$WORK/h200ops"
 
 start=$(date +%s)
 # -Xptxas -v: every kernel's registers, shared memory and spills go into the build log.
-if ! NVCC_APPEND_FLAGS="-Xptxas -v" MAX_JOBS=16 python3 -m pip install --no-deps --no-build-isolation -v -e . > "$OUT/build.log" 2>&1; then
-    grep -E "error|Error" "$OUT/build.log" | head -40
+if ! NVCC_APPEND_FLAGS="-Xptxas -v" MAX_JOBS=16 python3 -m pip install --no-deps --no-build-isolation -v -e . > "$LOGS/build.log" 2>&1; then
+    grep -E "error|Error" "$LOGS/build.log" | head -40
     exit 1
 fi
 echo "build: $(( $(date +%s) - start )) s"
-python3 - "$OUT/build.log" <<'PY'
+python3 - "$LOGS/build.log" <<'PY'
 import re, sys
 lines = open(sys.argv[1]).read().splitlines()
 spilling = [l.strip() for l in lines if re.search(r"[1-9][0-9]* bytes spill (stores|loads)", l)]
@@ -38,33 +43,33 @@ for i, line in enumerate(lines):  # the wmma kernels' resource use, one line eac
         print("ptxas:", kernel.group(0)[:-3], re.search(r"for '(\w+)'", line).group(1), used.split(":")[-1].strip())
 PY
 python3 -c "import h200ops; assert h200ops._C.built_with_cuda == 1; print('built with CUDA')"
-grep -E "^h200ops: " "$OUT/build.log" || true
+grep -E "^h200ops: " "$LOGS/build.log" || true
 ldd h200ops/_C*.so | grep -E "stdc\+\+" || echo "no shared libstdc++ in ldd"
 
-python3 -m pytest -q -ra -p no:cacheprovider ${PYTEST_ARGS:-} > "$OUT/pytest.log" 2>&1 || echo "pytest: FAILED"
-grep -E "^(FAILED|ERROR)|passed|failed" "$OUT/pytest.log" | tail -25
+python3 -m pytest -q -ra -p no:cacheprovider ${PYTEST_ARGS:-} > "$LOGS/pytest.log" 2>&1 || echo "pytest: FAILED"
+grep -E "^(FAILED|ERROR)|passed|failed" "$LOGS/pytest.log" | tail -25
 
 python3 "$REPO/scripts/wmma_soak.py" h200ops 20 || echo "wmma soak: FAILED"
 
 # The wmma op's pre-Hopper path on this GPU: built from compute_80 PTX alone, its TMA kernel is
 # the trap, so the launcher must pick the cp.async kernel (and the tests show it did).
 if [ "${SM80:-1}" = 1 ]; then
-    python3 -m kernelgen new "$WORK/sm80ops" --no-input --arch 8.0 --abi "${ABI:-standard}" -k wmma > "$OUT/new_sm80.log"
+    python3 -m kernelgen new "$WORK/sm80ops" --no-input --arch 8.0 --abi "${ABI:-standard}" -k wmma > "$LOGS/new_sm80.log"
     ( cd "$WORK/sm80ops" && TORCH_CUDA_ARCH_LIST="8.0+PTX" MAX_JOBS=16 python3 -m pip install --no-deps --no-build-isolation -v -e . \
-        > "$OUT/build_sm80.log" 2>&1 && python3 -m pytest -q -p no:cacheprovider tests/test_wmma_gemm.py > "$OUT/pytest_sm80.log" 2>&1 ) \
-        && echo "sm_80 PTX build, wmma tests: $(tail -1 "$OUT/pytest_sm80.log")" \
-        || { echo "sm_80 PTX build or wmma tests: FAILED"; tail -15 "$OUT/pytest_sm80.log" "$OUT/build_sm80.log" 2> /dev/null | tail -25; }
+        > "$LOGS/build_sm80.log" 2>&1 && python3 -m pytest -q -p no:cacheprovider tests/test_wmma_gemm.py > "$LOGS/pytest_sm80.log" 2>&1 ) \
+        && echo "sm_80 PTX build, wmma tests: $(tail -1 "$LOGS/pytest_sm80.log")" \
+        || { echo "sm_80 PTX build or wmma tests: FAILED"; tail -15 "$LOGS/pytest_sm80.log" "$LOGS/build_sm80.log" 2> /dev/null | tail -25; }
 fi
 
 for tool in memcheck racecheck initcheck; do
     compute-sanitizer --tool "$tool" --error-exitcode 99 python3 "$REPO/scripts/exercise_ops.py" h200ops \
-        > "$OUT/sanitizer_$tool.log" 2>&1 && echo "compute-sanitizer $tool: clean" \
-        || { echo "compute-sanitizer $tool: FAILED"; tail -30 "$OUT/sanitizer_$tool.log"; }
+        > "$LOGS/sanitizer_$tool.log" 2>&1 && echo "compute-sanitizer $tool: clean" \
+        || { echo "compute-sanitizer $tool: FAILED"; tail -30 "$LOGS/sanitizer_$tool.log"; }
 done
 
 if [ "${BENCH:-1}" = 0 ]; then exit 0; fi
 plot=()
 python3 -c "import matplotlib" 2> /dev/null && plot=(--plot "$OUT/bench.png")
-python3 -m benchmarks --json "$OUT/bench.json" "${plot[@]}" > "$OUT/bench.log" 2> "$OUT/bench_progress.log" \
-    || { echo "benchmarks: FAILED"; tail -20 "$OUT/bench_progress.log"; }
+python3 -m benchmarks --json "$OUT/bench.json" "${plot[@]}" > "$OUT/bench.log" 2> "$LOGS/bench_progress.log" \
+    || { echo "benchmarks: FAILED"; tail -20 "$LOGS/bench_progress.log"; }
 cat "$OUT/bench.log"
