@@ -44,18 +44,22 @@ def main() -> None:
                 size=(len(lengths), cols),
             ).to(cuda)
             ops.csr_spmv(a, torch.randn(cols, device=cuda))
-            # Many chunks of short and empty rows: partition, carries across chunk edges.
-            generator = torch.Generator().manual_seed(0)
-            short = torch.randint(0, 4, (6000,), generator=generator) * torch.randint(0, 2, (6000,), generator=generator)
-            short_crow = torch.zeros(6001, dtype=torch.int64)
-            short_crow[1:] = short.cumsum(0)
-            short_a = torch.sparse_csr_tensor(
-                short_crow.to(index_dtype),
-                torch.randint(0, cols, (int(short.sum()),), generator=generator).to(index_dtype),
-                torch.randn(int(short.sum())),
-                size=(6000, cols),
-            ).to(cuda)
-            ops.csr_spmv(short_a, torch.randn(cols, device=cuda))
+            # Many short and empty rows (one thread per row), then the same with a 20-long last
+            # row: the nonzero split over many chunks (partition, carries across chunk edges).
+            for last_row in (None, 20):
+                generator = torch.Generator().manual_seed(0)
+                short = torch.randint(0, 4, (6000,), generator=generator) * torch.randint(0, 2, (6000,), generator=generator)
+                if last_row is not None:
+                    short[-1] = last_row
+                short_crow = torch.zeros(6001, dtype=torch.int64)
+                short_crow[1:] = short.cumsum(0)
+                short_a = torch.sparse_csr_tensor(
+                    short_crow.to(index_dtype),
+                    torch.randint(0, cols, (int(short.sum()),), generator=generator).to(index_dtype),
+                    torch.randn(int(short.sum())),
+                    size=(6000, cols),
+                ).to(cuda)
+                ops.csr_spmv(short_a, torch.randn(cols, device=cuda))
             for k in (1, 3, 16, 40):
                 ops.csr_spmm(a, torch.randn(cols, k, device=cuda))
     if hasattr(ops, "wmma_gemm"):
