@@ -44,8 +44,8 @@ def main() -> None:
                 size=(len(lengths), cols),
             ).to(cuda)
             ops.csr_spmv(a, torch.randn(cols, device=cuda))
-            # Many short and empty rows (one thread per row), then the same with a 20-long last
-            # row: the nonzero split over many chunks (partition, carries across chunk edges).
+            # Many chunks of short and empty rows (partition, carries across chunk edges), then
+            # the same with a 20-nonzero last row.
             for last_row in (None, 20):
                 generator = torch.Generator().manual_seed(0)
                 short = torch.randint(0, 4, (6000,), generator=generator) * torch.randint(0, 2, (6000,), generator=generator)

@@ -1,15 +1,25 @@
 #!/usr/bin/env bash
-# Lab round 13 on the H200 (sixth session, the last minutes of device time): the template's
-# SpMV with the long-row flag raised only by blocks that find it down, as the sparse-only
-# project .lab/variants/spc: benchmark, its tests, then sanitizers for what time is left.
+# Lab round 13 on the H200 (written in the sixth session, whose device time ran out before
+# it ran): SpMV with one thread per row first (scripts/lab/spmv_short_rows_first.patch: the
+# run 17 design with the long-row flag raised only by blocks that find it down) beside the
+# template's SpMV, as two sparse-only projects: benchmarks, tests, sanitizers.
 set -uo pipefail
 export PYTHONUNBUFFERED=1
 REPO=$PWD
-cd .lab/variants/spc
-MAX_JOBS=16 timeout 60 python3 -m pip install -q --no-deps --no-build-isolation -e . > "$OUT/build.log" 2>&1 && echo built || { echo BUILD FAILED; tail -20 "$OUT/build.log"; exit 1; }
-timeout 40 python3 -m benchmarks --json "$OUT/bench.json" > "$OUT/bench.txt" 2> /dev/null; grep spmv "$OUT/bench.txt"
-timeout 60 python3 -m pytest -q -x -p no:cacheprovider tests/test_csr.py > "$OUT/pytest.log" 2>&1; echo "pytest rc $?: $(tail -1 "$OUT/pytest.log")"
+WORK=$(mktemp -d)
+cp -r "$REPO/kernelgen" "$REPO/templates" "$REPO/reference_kernels" "$REPO/pyproject.toml" "$WORK/"
+(cd "$WORK" && git apply "$REPO/scripts/lab/spmv_short_rows_first.patch") || { echo "patch FAILED"; exit 1; }
+python3 -m kernelgen new "$WORK/spo" --no-input --arch 9.0 -k sparse > /dev/null          # the template
+(cd "$WORK" && python3 -m kernelgen new "$WORK/spc" --no-input --arch 9.0 -k sparse > /dev/null)  # the candidate
+for p in spo spc; do
+    (cd "$WORK/$p" && MAX_JOBS=16 timeout 120 python3 -m pip install -q --no-deps --no-build-isolation -e . > "$OUT/build_$p.log" 2>&1) \
+        && echo "$p: built" || { echo "$p: BUILD FAILED"; tail -20 "$OUT/build_$p.log"; continue; }
+    (cd "$WORK/$p" && timeout 100 python3 -m benchmarks --json "$OUT/bench_$p.json" > "$OUT/bench_$p.txt" 2> /dev/null)
+    grep spmv "$OUT/bench_$p.txt" | sed "s/^/$p /"
+done
+cd "$WORK/spc"
+timeout 120 python3 -m pytest -q -p no:cacheprovider tests/test_csr.py > "$OUT/pytest_spc.log" 2>&1; echo "spc pytest: $(tail -1 "$OUT/pytest_spc.log")"
 for tool in memcheck racecheck initcheck; do
-    timeout 25 compute-sanitizer --tool "$tool" --error-exitcode 99 python3 "$REPO/scripts/exercise_ops.py" spc > "$OUT/san_$tool.log" 2>&1 \
-        && echo "compute-sanitizer $tool: clean" || { echo "compute-sanitizer $tool: FAILED or cut ($?)"; tail -4 "$OUT/san_$tool.log"; }
+    timeout 60 compute-sanitizer --tool "$tool" --error-exitcode 99 python3 "$REPO/scripts/exercise_ops.py" spc > "$WORK/san_$tool.log" 2>&1 \
+        && echo "spc compute-sanitizer $tool: clean" || { echo "spc compute-sanitizer $tool: FAILED ($?)"; tail -6 "$WORK/san_$tool.log"; }
 done
