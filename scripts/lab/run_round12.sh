@@ -3,6 +3,8 @@
 # one-thread-per-row first kernel, as pre-generated sparse-only projects in .lab/variants:
 # spa, the chunk kernel on a grid of (SMs x its occupancy) blocks walking the chunks; spb,
 # one block per chunk (the template). Both benchmarked; spb's tests and sanitizers run too.
+# The variants were generated from commits 8ab7932 (spa, plus the occupancy query) and c3f5524
+# (spb) and are not kept: this records what lab run 12 ran; run_round13.sh builds its own.
 set -uo pipefail
 export PYTHONUNBUFFERED=1
 REPO=$PWD
