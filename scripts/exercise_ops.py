@@ -29,7 +29,9 @@ def main() -> None:
         for n in (1, 9, 5000):
             x = torch.randn(n, device=cuda, requires_grad=True)
             ops.silu(x).sum().backward()
-            ops.silu(torch.randn(n + 1, dtype=torch.bfloat16, device=cuda)[1:])
+            for dtype in (torch.float16, torch.bfloat16):
+                ops.silu(torch.randn(n + 1, dtype=dtype, device=cuda))  # vector path
+                ops.silu(torch.randn(n + 1, dtype=dtype, device=cuda)[1:])  # scalar path
     if hasattr(ops, "csr_spmv"):
         lengths = torch.tensor([0, 3, 2500, 1, 0, 4100, 7, 2048, 2049])
         cols = 5000
@@ -60,7 +62,7 @@ def main() -> None:
                     size=(6000, cols),
                 ).to(cuda)
                 ops.csr_spmv(short_a, torch.randn(cols, device=cuda))
-            for k in (1, 3, 16, 40):
+            for k in (1, 3, 8, 16, 40, 100):
                 ops.csr_spmm(a, torch.randn(cols, k, device=cuda))
     if hasattr(ops, "wmma_gemm"):
         for m, n, k in ((1, 1, 1), (17, 33, 1), (129, 130, 72), (64, 64, 64), (100, 70, 30), (1100, 300, 40), (200, 136, 520)):
