@@ -33,6 +33,7 @@ CPP_SUFFIXES = (".cpp.jinja", ".h.jinja", ".cu.jinja", ".cuh.jinja")
 PLACEHOLDER_LENGTH = MAX_NAME_LENGTH  # the longest name: what fits with it fits with any shorter
 EXPRESSION = re.compile(r"\{\{.*?\}\}")
 STATEMENT_LINE = re.compile(r"^[ \t]*\{%.*%\}[ \t]*$", re.MULTILINE)
+EXPRESSION_LINE = re.compile(r"^([ \t]*)(\{\{.*?\}\})[ \t]*$", re.MULTILINE)
 
 
 def _tool(name: str) -> str:
@@ -57,7 +58,16 @@ def to_code(template: str, comment: str) -> tuple[str, dict[str, str], dict[str,
             blank_lines_before[key] = len(before) - len(before.rstrip("\n")) - 1 if before else 0
         return key if kind == "E" else f"{comment} {key}"
 
+    def hide_statement(match: re.Match[str]) -> str:
+        key = f"KGL{len(jinja):04d}".ljust(PLACEHOLDER_LENGTH, "x") + ";"
+        jinja[key] = match.group(2)
+        return match.group(1) + key
+
     code = STATEMENT_LINE.sub(lambda m: hide(m, "S"), template)
+    if comment == "//":
+        # An expression alone on a line is C++ statements (a function body from kernel.toml):
+        # hidden as one statement, or clang-format joins it to the lines after it.
+        code = EXPRESSION_LINE.sub(hide_statement, code)
     return EXPRESSION.sub(lambda m: hide(m, "E"), code), jinja, blank_lines_before
 
 
