@@ -40,7 +40,7 @@ grep -E "^(FAILED|ERROR)" "$OUT/logs/pytest_spn.log" | head -10
 (cd "$WORK/spn" && timeout 120 python3 -m benchmarks --json "$OUT/bench_spn.json" > "$OUT/bench_spn.txt" 2> "$OUT/logs/bench_spn.err")
 grep -E "spmm|spmv" "$OUT/bench_spn.txt"
 echo "## panels"
-timeout 120 python3 "$REPO/scripts/lab/spmm_panels.py" "$WORK/spn" spn spw sp32 2> "$OUT/logs/panels.err" | tee "$OUT/panels.txt"
+KS="32 64 128 256" timeout 120 python3 "$REPO/scripts/lab/spmm_compare.py" "$WORK/spn" spn spw sp32 2> "$OUT/logs/panels.err" | tee "$OUT/panels.txt"
 cd "$WORK/spn"
 for tool in memcheck racecheck initcheck; do
     timeout 90 compute-sanitizer --tool "$tool" --error-exitcode 99 python3 "$REPO/scripts/exercise_ops.py" spn > "$OUT/logs/san_$tool.log" 2>&1 \

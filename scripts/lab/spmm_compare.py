@@ -1,9 +1,11 @@
-"""SpMM variants side by side (lab round 16): the same projects' csr_spmm, timed in one
+"""SpMM variants side by side (lab rounds 14-19): the same projects' csr_spmm, timed in one
 process against torch's CSR matmul, on the benchmark's stencil and power-law matrices.
-Usage: python spmm_compare.py PROJECT_DIR PACKAGE [PACKAGE ...] (the first project's
-benchmarks/ provides the matrices; every package must be installed)."""
+Usage: [KS="32 64"] python spmm_compare.py PROJECT_DIR PACKAGE [PACKAGE ...] (the first
+project's benchmarks/ provides the matrices; every package must be installed; KS, the widths
+of X, defaults to 8 32 64 128 256)."""
 
 import importlib
+import os
 import sys
 
 import torch
@@ -19,7 +21,7 @@ cases = [
 ]
 print("case | k | torch ms | " + " | ".join(f"{name} ms (ratio)" for name in packages))
 for case, a in cases:
-    for k in (8, 32, 64, 128, 256):
+    for k in map(int, os.environ.get("KS", "8 32 64 128 256").split()):
         dense = torch.randn(a.shape[1], k, device="cuda")
         expected = a @ dense
         base = median_ms(lambda: a @ dense, "cuda", 20)

@@ -1,7 +1,8 @@
-"""One csr_spmv and one torch CSR matvec (cuSPARSE) on the benchmark's power-law and uniform
-matrices, inside an NVTX range "measure": what to run under ncu (--nvtx --nvtx-include
-"measure/") to see what limits both on random columns (lab round 14).
-Usage: python spmv_once.py PROJECT_DIR PACKAGE"""
+"""One csr_spmv and one torch CSR matvec (cuSPARSE) per matrix, inside an NVTX range
+"measure": what to run under ncu (--nvtx --nvtx-include "measure/") to see what limits both.
+`random` (lab round 14): the benchmark's power-law and uniform matrices, int32 indices;
+`stencil` (lab round 20): its 256^3 stencil with int32 and int64 indices.
+Usage: python spmv_once.py PROJECT_DIR PACKAGE [random|stencil]"""
 
 import importlib
 import sys
@@ -12,10 +13,18 @@ sys.path.insert(0, f"{sys.argv[1]}/benchmarks")
 import bench_csr  # noqa: E402
 
 ops = importlib.import_module(sys.argv[2])
-for case, a in (
-    ("power-law", bench_csr.power_law(2**22, 8, torch.int32, "cuda")),
-    ("uniform", bench_csr.uniform(2**20, 32, torch.int32, "cuda")),
-):
+matrices = {
+    "random": (
+        ("power-law", lambda: bench_csr.power_law(2**22, 8, torch.int32, "cuda")),
+        ("uniform", lambda: bench_csr.uniform(2**20, 32, torch.int32, "cuda")),
+    ),
+    "stencil": (
+        ("stencil int32", lambda: bench_csr.stencil(256, torch.int32, "cuda")),
+        ("stencil int64", lambda: bench_csr.stencil(256, torch.int64, "cuda")),
+    ),
+}[sys.argv[3] if len(sys.argv) > 3 else "random"]
+for case, make in matrices:
+    a = make()
     x = torch.randn(a.shape[1], device="cuda")
     ops.csr_spmv(a, x)
     a @ x
@@ -26,3 +35,4 @@ for case, a in (
     torch.cuda.synchronize()
     torch.cuda.nvtx.range_pop()
     print("ran", case, flush=True)
+    del a, x
