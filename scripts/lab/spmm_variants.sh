@@ -2,12 +2,12 @@
 # SpMM variants side by side on the H200: the template's sparse kernel (sp) and one copy per
 # NAME=SED argument, that sed expression applied to its csr_kernels.cuh; all built, then timed
 # in one process against cuSPARSE (spmm_compare.py). The lab rounds that compare SpMM layouts
-# call this with their variants.
+# call this with their variants; with WORK set, the projects are left in that folder.
 #   OUT=$OUT bash scripts/lab/spmm_variants.sh 'b4=s/kBatch = 8;/kBatch = 4;/' ...
 set -uo pipefail
 export PYTHONUNBUFFERED=1
 REPO=$PWD
-WORK=$(mktemp -d)
+WORK=${WORK:-$(mktemp -d)}  # the projects stay there for a caller to reuse
 mkdir -p "$OUT/logs"  # the device tool returns 8 files: logs go back as one tarball
 trap 'tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"' EXIT
 names=(sp)
