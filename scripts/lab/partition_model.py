@@ -1,6 +1,7 @@
 """A CPU model of the row search in SpMV's partition kernel (lab round 21, ninth session):
-for every 7th chunk of 2048 nonzeros of the benchmark's stencil (256^3) and power-law (4M
-rows) matrices, how many dependent loads of crow the galloping search takes from the
+for every 7th chunk of 2048 nonzeros of the benchmark's 256^3 stencil and of a 4M-row
+power-law matrix (the benchmark's recipe, drawn with numpy's generator rather than
+torch's), how many dependent loads of crow the galloping search takes from the
 mean-length guess, and from that guess refined by secant steps (as the template does now).
 The kernel runs every chunk's thread in one wave, so the slowest chain sets its time.
 Usage: python partition_model.py (numpy only; ~1 minute)"""

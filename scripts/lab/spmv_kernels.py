@@ -6,6 +6,7 @@ benchmarks/ provides the matrices; every package must be installed)"""
 
 import importlib
 import sys
+import warnings
 from collections import defaultdict
 
 import torch
@@ -15,6 +16,7 @@ sys.path.insert(0, f"{sys.argv[1]}/benchmarks")
 import bench_csr  # noqa: E402
 
 packages = {name: importlib.import_module(name) for name in sys.argv[2:]}
+warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
 CALLS = 50
 cases = [
     ("stencil int32", bench_csr.stencil(256, torch.int32, "cuda")),
