@@ -1,6 +1,6 @@
 """Where SpMV's time goes, warm (lab round 21): torch.profiler's mean time of every kernel
 that each package's csr_spmv and torch's CSR matvec (cuSPARSE) launch, over 50 calls each,
-on the benchmark's stencil (int32), power-law and uniform matrices.
+on the benchmark's stencil (int32 and int64), power-law and uniform matrices.
 Usage: python spmv_kernels.py PROJECT_DIR PACKAGE [PACKAGE ...] (the first project's
 benchmarks/ provides the matrices; every package must be installed)"""
 
@@ -20,6 +20,7 @@ warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta"
 CALLS = 50
 cases = [
     ("stencil int32", bench_csr.stencil(256, torch.int32, "cuda")),
+    ("stencil int64", bench_csr.stencil(256, torch.int64, "cuda")),
     ("power-law", bench_csr.power_law(2**22, 8, torch.int32, "cuda")),
     ("uniform", bench_csr.uniform(2**20, 32, torch.int32, "cuda")),
 ]
