@@ -2,8 +2,8 @@
 
 Times are medians over many runs after a warm-up, taken with CUDA events on the GPU (device
 work is asynchronous) and a monotonic clock on the CPU. Each benchmark measures its PyTorch
-baseline in the same run, on the same inputs, and reports the ratio: absolute times move
-between runs and machines, ratios much less. Each bench_*.py file defines
+baseline in the same run, on the same inputs, alternating call by call with ours, and
+reports the ratio: absolute times move between runs and machines, ratios much less. Each bench_*.py file defines
 `run(args) -> Iterator[Row]`; `python -m benchmarks` runs them all, and each file also runs
 alone (`python benchmarks/bench_NAME.py`).
 """
@@ -72,26 +72,55 @@ def finish_arguments(args: argparse.Namespace) -> argparse.Namespace:
     return args
 
 
+def time_once_ms(fn: Callable[[], object], device: str) -> float:
+    """Wall time of one fn() in milliseconds: CUDA events on the GPU, where the launch's host
+    time counts too (it is what a small tensor's caller waits for)."""
+    if device.startswith("cuda"):
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        fn()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end)
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1e3
+
+
 def median_ms(fn: Callable[[], object], device: str, reps: int, warmup: int = 5) -> float:
     """Median wall time of fn() in milliseconds."""
     for _ in range(warmup):
         fn()
-    times = []
     if device.startswith("cuda"):
         torch.cuda.synchronize(device)
-        for _ in range(reps):
-            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            end.record()
-            end.synchronize()
-            times.append(start.elapsed_time(end))
-    else:
-        for _ in range(reps):
-            t0 = time.perf_counter()
-            fn()
-            times.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(times)
+    return statistics.median(time_once_ms(fn, device) for _ in range(reps))
+
+
+def median_ms_pair(
+    ours: Callable[[], object],
+    baseline: Callable[[], object],
+    device: str,
+    reps: int,
+    warmup: int = 5,
+) -> tuple[float, float]:
+    """Median wall times of ours() and baseline() in milliseconds, timed in alternation (and
+    in alternating order), so that a drift of the machine while they run (clocks, the host's
+    scheduling, another tenant) reaches both alike instead of only whichever ran second."""
+    for _ in range(warmup):
+        ours()
+        baseline()
+    if device.startswith("cuda"):
+        torch.cuda.synchronize(device)
+    ours_ms: list[float] = []
+    baseline_ms: list[float] = []
+    for rep in range(reps):
+        if rep % 2 == 0:
+            ours_ms.append(time_once_ms(ours, device))
+            baseline_ms.append(time_once_ms(baseline, device))
+        else:
+            baseline_ms.append(time_once_ms(baseline, device))
+            ours_ms.append(time_once_ms(ours, device))
+    return statistics.median(ours_ms), statistics.median(baseline_ms)
 
 
 def copy_bandwidth_tbs(device: str, reps: int) -> float:

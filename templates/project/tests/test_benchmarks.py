@@ -67,3 +67,17 @@ def test_runner_plot_needs_matplotlib_or_draws(tmp_path: Path) -> None:
     else:
         assert result.returncode == 0, result.stderr
         assert plot.read_bytes().startswith(b"\x89PNG")
+
+
+def test_ours_and_baseline_are_timed_in_alternation() -> None:
+    spec = importlib.util.spec_from_file_location("common", ROOT / "benchmarks" / "common.py")
+    assert spec is not None and spec.loader is not None
+    common = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(common)
+    calls: list[str] = []
+    ours_ms, baseline_ms = common.median_ms_pair(
+        lambda: calls.append("ours"), lambda: calls.append("baseline"), "cpu", reps=4, warmup=1
+    )
+    # After the warm-up, each pair swaps who goes first, so neither always runs second.
+    assert calls == ["ours", "baseline"] + ["ours", "baseline", "baseline", "ours"] * 2
+    assert ours_ms >= 0 and baseline_ms >= 0
