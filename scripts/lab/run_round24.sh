@@ -4,29 +4,14 @@
 #   shared memory with 16-byte loads, and ncu on glv's chunk kernel (stencil) beside lab 20's.
 # - rk: SpMM with each group's rows in turn chosen per k (1 at k <= 8, 2 at k <= 32, 8 at
 #   k <= 64, 2 above: lab 23's best); rk16: 16 at k <= 64 and 8 above.
-set -uo pipefail
-export PYTHONUNBUFFERED=1
-LAB=$(cd "$(dirname "$0")" && pwd)
-WORK=$(mktemp -d)
-mkdir -p "$OUT/logs"  # the device tool returns 8 files: logs go back as one tarball
-trap 'tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"' EXIT
-variant() {  # NAME [PATCH]: a sparse project, its kernels header patched
-    python3 -m kernelgen new "$WORK/$1" --no-input --arch 9.0 -k sparse > /dev/null
-    if [ -n "${2:-}" ]; then
-        patch -s "$WORK/$1/$1/csrc/cuda/csr_kernels.cuh" < "$LAB/round23/$2" || { echo "$1: patch failed"; exit 1; }
-    fi
-}
+. "$(dirname "$0")/variants.sh"
 variant sp
 variant gl gl.patch
 variant glv glv.patch
 variant rk rk.patch
 variant rk16 rk16.patch
 names=(sp gl glv rk rk16)
-for name in "${names[@]}"; do
-    (cd "$WORK/$name" && MAX_JOBS=3 timeout 300 python3 -m pip install -q --no-deps --no-build-isolation -e . > "$OUT/logs/build_$name.log" 2>&1 \
-        && echo "$name: built" || { echo "$name: BUILD FAILED"; tail -20 "$OUT/logs/build_$name.log"; }) &
-done
-wait
+build_variants "${names[@]}"
 echo "## SpMV per kernel"
 timeout 150 python3 "$LAB/spmv_kernels.py" "$WORK/sp" sp gl glv 2>&1 | grep -v Warning | tee "$OUT/spmv_kernels.txt"
 echo "## SpMM: sp rk rk16"

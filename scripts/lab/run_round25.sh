@@ -5,18 +5,7 @@
 #   completes (one round trip fewer before the gathers);
 # - gl6 / glp6: 6 nonzeros per thread (kChunk 1536): a stencil chunk's rows then fit in one
 #   pass of the block's threads; gl12: 12 per thread (kChunk 3072), fewer blocks.
-set -uo pipefail
-export PYTHONUNBUFFERED=1
-LAB=$(cd "$(dirname "$0")" && pwd)
-WORK=$(mktemp -d)
-mkdir -p "$OUT/logs"  # the device tool returns 8 files: logs go back as one tarball
-trap 'tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"' EXIT
-variant() {  # NAME [PATCH [SED]]: a sparse project, its kernels header patched
-    python3 -m kernelgen new "$WORK/$1" --no-input --arch 9.0 -k sparse > /dev/null
-    local header=$WORK/$1/$1/csrc/cuda/csr_kernels.cuh
-    if [ -n "${2:-}" ]; then patch -s "$header" < "$LAB/round23/$2" || { echo "$1: patch failed"; exit 1; }; fi
-    if [ -n "${3:-}" ]; then sed -i "$3" "$header"; fi
-}
+. "$(dirname "$0")/variants.sh"
 six='s/kChunk = kThreads \* 8;/kChunk = kThreads * 6;/'
 twelve='s/kChunk = kThreads \* 8;/kChunk = kThreads * 12;/; s/int64_t long_rows\[kThreads\];/int64_t long_rows[kChunk \/ (kSerialRow + 1) + 1];/; s/static_assert(kChunk \/ (kSerialRow + 1) < kThreads,/static_assert(true,/'
 variant sp
@@ -26,11 +15,7 @@ variant gl6 gl.patch "$six"
 variant glp6 glp.patch "$six"
 variant gl12 gl.patch "$twelve"
 names=(sp gl glp gl6 glp6 gl12)
-for name in "${names[@]}"; do
-    (cd "$WORK/$name" && MAX_JOBS=3 timeout 300 python3 -m pip install -q --no-deps --no-build-isolation -e . > "$OUT/logs/build_$name.log" 2>&1 \
-        && echo "$name: built" || { echo "$name: BUILD FAILED"; tail -20 "$OUT/logs/build_$name.log"; }) &
-done
-wait
+build_variants "${names[@]}"
 echo "## SpMV per kernel"
 timeout 200 python3 "$LAB/spmv_kernels.py" "$WORK/sp" "${names[@]}" 2>&1 | grep -v Warning | grep -v "^  " | tee "$OUT/spmv_kernels.txt"
 echo "## checks"
