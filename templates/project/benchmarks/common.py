@@ -3,9 +3,9 @@
 Times are medians over many runs after a warm-up, taken with CUDA events on the GPU (device
 work is asynchronous) and a monotonic clock on the CPU. Each benchmark measures its PyTorch
 baseline in the same run, on the same inputs, alternating call by call with ours, and
-reports the ratio: absolute times move between runs and machines, ratios much less. Each bench_*.py file defines
-`run(args) -> Iterator[Row]`; `python -m benchmarks` runs them all, and each file also runs
-alone (`python benchmarks/bench_NAME.py`).
+reports the ratio: absolute times move between runs and machines, ratios much less. Each
+bench_*.py file defines `run(args) -> Iterator[Row]`; `python -m benchmarks` runs them all,
+and each file also runs alone (`python benchmarks/bench_NAME.py`).
 """
 
 from __future__ import annotations
