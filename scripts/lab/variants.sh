@@ -10,13 +10,14 @@ mkdir -p "$OUT/logs"
 trap 'tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"' EXIT
 
 # NAME [PATCH [SED]]: the project $WORK/NAME (package NAME), its csr_kernels.cuh patched with
-# round23/PATCH and then edited by the sed expression SED. round23/'s patches are against the
-# sparse template of commit ed3eb58, before lab rounds 23-25's winners went into it.
+# $PATCHES/PATCH and then edited by the sed expression SED. PATCHES defaults to round23/,
+# whose patches are against the sparse template of commit ed3eb58, before lab rounds 23-25's
+# winners went into it; each later round's folder names the commit its patches are against.
 variant() {
     python3 -m kernelgen new "$WORK/$1" --no-input --arch 9.0 -k sparse > /dev/null
     local header=$WORK/$1/$1/csrc/cuda/csr_kernels.cuh
     if [ -n "${2:-}" ]; then
-        patch -s "$header" < "$LAB/round23/$2" || { echo "$1: patch failed"; exit 1; }
+        patch -s "$header" < "${PATCHES:-$LAB/round23}/$2" || { echo "$1: patch failed"; exit 1; }
     fi
     if [ -n "${3:-}" ]; then
         local before
