@@ -87,12 +87,19 @@ def time_once_ms(fn: Callable[[], object], device: str) -> float:
     return (time.perf_counter() - t0) * 1e3
 
 
-def median_ms(fn: Callable[[], object], device: str, reps: int, warmup: int = 5) -> float:
-    """Median wall time of fn() in milliseconds."""
-    for _ in range(warmup):
-        fn()
+def warm_up(fns: Sequence[Callable[[], object]], device: str, times: int) -> None:
+    """Call each fn `times` times (first-call compilation, caches, clocks), then wait for the
+    device, so that no timed call waits for untimed work."""
+    for _ in range(times):
+        for fn in fns:
+            fn()
     if device.startswith("cuda"):
         torch.cuda.synchronize(device)
+
+
+def median_ms(fn: Callable[[], object], device: str, reps: int, warmup: int = 5) -> float:
+    """Median wall time of fn() in milliseconds."""
+    warm_up([fn], device, warmup)
     return statistics.median(time_once_ms(fn, device) for _ in range(reps))
 
 
@@ -106,11 +113,7 @@ def median_ms_pair(
     """Median wall times of ours() and baseline() in milliseconds, timed in alternation (and
     in alternating order), so that a drift of the machine while they run (clocks, the host's
     scheduling, another tenant) reaches both alike instead of only whichever ran second."""
-    for _ in range(warmup):
-        ours()
-        baseline()
-    if device.startswith("cuda"):
-        torch.cuda.synchronize(device)
+    warm_up([ours, baseline], device, warmup)
     ours_ms: list[float] = []
     baseline_ms: list[float] = []
     for rep in range(reps):
