@@ -3,7 +3,9 @@
 # kernels, SpMV's scratch in one allocation); round27/'s patches are against that template.
 # - pdl: SpMV with programmatic dependent launch: the chunk kernel starts while the partition
 #   kernel runs, copies its chunk with cp.async, and waits for first_row only then; the
-#   carries kernel is launched the same way.
+#   carries kernel is launched the same way. pdls: pdl with the host's two scratch buffers
+#   in one allocation (round27/scratch.patch, csr.cu): one allocation less before the first
+#   launch, which a call's wall time waits for.
 # - l1: SpMM's rows kernel with its shared memory carveout set to all L1 (it uses none), so a
 #   run's next row may find its neighbours' rows of X in L1; l1r4 / l1r8: l1 with runs of 4 /
 #   8 rows at k > 64 (2 in the template); l1p4: l1 with a persistent grid of 4 blocks per SM
@@ -17,6 +19,8 @@ PATCHES=$LAB/round27
 runs() { echo "s/launch_spmm_for<index_t, 32, 4, 2>/launch_spmm_for<index_t, 32, 4, $1>/"; }
 variant sp
 variant pdl pdl.patch
+variant pdls pdl.patch
+patch_file pdls csrc/cuda/csr.cu scratch.patch
 variant l1 l1.patch
 variant l1r4 l1.patch "$(runs 4)"
 variant l1r8 l1.patch "$(runs 8)"
@@ -24,32 +28,32 @@ variant l1p4 l1p4.patch
 variant l1p4r8 l1p4.patch "$(runs 8)"
 variant c8 cache.patch
 variant c16 cache.patch 's/kCachedRunRows = 8;/kCachedRunRows = 16;/'
-names=(sp pdl l1 l1r4 l1r8 l1p4 l1p4r8 c8 c16)
+names=(sp pdl pdls l1 l1r4 l1r8 l1p4 l1p4r8 c8 c16)
 MAX_JOBS=2 build_variants "${names[@]}"
 echo "## SpMM: sp l1 l1r4 l1r8 l1p4 l1p4r8 c8 c16"
 KS="32 64 128" timeout 150 python3 "$LAB/spmm_compare.py" "$WORK/sp" sp l1 l1r4 l1r8 l1p4 l1p4r8 c8 c16 \
     2> "$OUT/logs/spmm_compare.err" | tee "$OUT/spmm_compare.txt"
 grep -v Warning "$OUT/logs/spmm_compare.err" | grep -v sparse_csr_tensor | tail -5
-echo "## SpMV: sp pdl"
-timeout 120 python3 "$LAB/spmv_compare.py" "$WORK/sp" sp pdl 2> "$OUT/logs/spmv_compare.err" | tee "$OUT/spmv_compare.txt"
+echo "## SpMV: sp pdl pdls"
+timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/sp" sp pdl pdls 2> "$OUT/logs/spmv_compare.err" | tee "$OUT/spmv_compare.txt"
 grep -v Warning "$OUT/logs/spmv_compare.err" | grep -v sparse_csr_tensor | tail -5
-echo "## tests: pdl, l1p4r8 and c8 (CUDA cases of tests/test_csr.py)"
-for name in pdl l1p4r8 c8; do  # at once: they only check results
+echo "## tests: pdls, l1p4r8 and c8 (CUDA cases of tests/test_csr.py)"
+for name in pdls l1p4r8 c8; do  # at once: they only check results
     (cd "$WORK/$name" && timeout 100 python3 -m pytest -q -x -k cuda tests/test_csr.py > "$OUT/logs/test_$name.log" 2>&1
      echo "$name: $(tail -1 "$OUT/logs/test_$name.log")") &
 done
 wait
-echo "## memcheck and racecheck: pdl's SpMV and c8's SpMM (k = 100), power-law and stencil"
+echo "## memcheck and racecheck: pdls's SpMV and c8's SpMM (k = 100), power-law and stencil"
 cat > "$WORK/once.py" <<'PY'
 import sys, torch
 sys.path.insert(0, sys.argv[1] + "/benchmarks")
-import bench_csr, c8, pdl
+import bench_csr, c8, pdls
 for a in (bench_csr.power_law(2**14, 8, torch.int32, "cuda"), bench_csr.stencil(20, torch.int64, "cuda")):
     x = torch.randn(a.shape[1], device="cuda")
-    bench_csr.check(pdl.csr_spmv(a, x), (a.to(torch.float64) @ x.double()).float())
+    bench_csr.check(pdls.csr_spmv(a, x), (a.to(torch.float64) @ x.double()).float())
     dense = torch.randn(a.shape[1], 100, device="cuda")
     bench_csr.check(c8.csr_spmm(a, dense), (a.to(torch.float64) @ dense.double()).float())
-print("pdl and c8 ok")
+print("pdls and c8 ok")
 PY
 for tool in memcheck racecheck; do
     (timeout 90 compute-sanitizer --tool $tool --error-exitcode 1 python3 "$WORK/once.py" "$WORK/sp" > "$OUT/logs/$tool.log" 2>&1

@@ -27,6 +27,12 @@ variant() {
     fi
 }
 
+# NAME FILE PATCH: patch the variant's FILE (a path inside its package, e.g. csrc/cuda/csr.cu)
+# with $PATCHES/PATCH, for the variants that change more than the kernels header.
+patch_file() {
+    patch -s "$WORK/$1/$1/$2" < "${PATCHES:-$LAB/round23}/$3" || { echo "$1: patch of $2 failed"; exit 1; }
+}
+
 # NAME...: pip install -e each variant's project, all at once (MAX_JOBS compiles each).
 build_variants() {
     local name
