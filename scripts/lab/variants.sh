@@ -6,6 +6,7 @@ set -uo pipefail
 export PYTHONUNBUFFERED=1
 LAB=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WORK=${WORK:-$(mktemp -d)}
+PATCHES=${PATCHES:-$LAB/round23}  # a round sets its own folder after sourcing this
 mkdir -p "$OUT/logs"
 trap 'tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"' EXIT
 
@@ -17,7 +18,7 @@ variant() {
     python3 -m kernelgen new "$WORK/$1" --no-input --arch 9.0 -k sparse > /dev/null
     local header=$WORK/$1/$1/csrc/cuda/csr_kernels.cuh
     if [ -n "${2:-}" ]; then
-        patch -s "$header" < "${PATCHES:-$LAB/round23}/$2" || { echo "$1: patch failed"; exit 1; }
+        patch -s "$header" < "$PATCHES/$2" || { echo "$1: patch failed"; exit 1; }
     fi
     if [ -n "${3:-}" ]; then
         local before
@@ -30,7 +31,7 @@ variant() {
 # NAME FILE PATCH: patch the variant's FILE (a path inside its package, e.g. csrc/cuda/csr.cu)
 # with $PATCHES/PATCH, for the variants that change more than the kernels header.
 patch_file() {
-    patch -s "$WORK/$1/$1/$2" < "${PATCHES:-$LAB/round23}/$3" || { echo "$1: patch of $2 failed"; exit 1; }
+    patch -s "$WORK/$1/$1/$2" < "$PATCHES/$3" || { echo "$1: patch of $2 failed"; exit 1; }
 }
 
 # NAME...: pip install -e each variant's project, all at once (MAX_JOBS compiles each).
