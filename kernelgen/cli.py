@@ -25,7 +25,7 @@ from kernelgen.options import (
     parse_arch_list,
     validate_arch_list,
     validate_namespace,
-    validate_package_name,
+    validate_new_package_name,
 )
 from kernelgen.reconcile import Action, FileChange
 from kernelgen.update import UpdateResult, unified_diff, update_project
@@ -242,15 +242,17 @@ def new_command(
     if package is None:
         proposed = default_package_name(folder)
         if interactive:
-            package = _ask("Python package name", proposed, validate_package_name)
+            package = _ask("Python package name", proposed, validate_new_package_name)
         else:
             package = proposed
             try:
-                validate_package_name(package)
+                validate_new_package_name(package)
             except InvalidInput as exc:
                 raise click.UsageError(
                     f"{exc.message} (the default comes from {folder.name!r}; pass --package)"
                 ) from exc
+    else:
+        validate_new_package_name(package)
     if namespace is None:
         namespace = (
             _ask("torch.ops namespace", package, validate_namespace) if interactive else package

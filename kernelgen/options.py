@@ -12,6 +12,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kernelgen.cpp_global_names import CPP_GLOBAL_NAMES
 from kernelgen.errors import InvalidInput
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -196,6 +197,30 @@ def validate_package_name(name: str) -> None:
         raise InvalidInput(
             f"package name {name!r} is a folder the generated .gitignore leaves out of version "
             "control",
+            option="package",
+        )
+
+
+def validate_new_package_name(name: str) -> None:
+    """A package name for a new project: validate_package_name, and also free in C++.
+
+    The package is the C++ namespace of every generated source, so it must not be a name
+    torch's or CUDA's headers already declare at global scope (`all`, `sin`, `index`: the
+    build would fail), nor an identifier C++ reserves for the compiler (`__` anywhere, or
+    `_` then a capital). Only `new` asks this: a project made before a name joined the list
+    keeps loading for add-kernel and update.
+    """
+    validate_package_name(name)
+    if "__" in name or re.match(r"_[A-Z]", name):
+        raise InvalidInput(
+            f"package name {name!r} is reserved in C++ ('__' anywhere, or '_' then a capital)",
+            option="package",
+        )
+    if name in CPP_GLOBAL_NAMES:
+        raise InvalidInput(
+            f"package name {name!r} is already declared at global scope by torch's or CUDA's "
+            f"C++ headers, and the package is the C++ namespace of the generated code; "
+            f"try {name}_ops",
             option="package",
         )
 
