@@ -13,8 +13,9 @@ pass sees host and device declarations alike.
 
 Run it after moving the torch that CI pins, or the CUDA toolkit:
     CUDA_HOME=/usr/local/cuda python scripts/find_cpp_global_names.py
-The test suite reruns it (tests/test_cpp_global_names.py) where nvcc and torch match the
-HEADERS stamp written into the list, so a stale list fails there.
+The test suite reruns it (tests/test_cpp_global_names.py) where the machine's headers match
+the HEADERS stamp written into the list (torch, nvcc, Python, c++, libc), so a stale list
+fails there; that test is the check, so this script only writes.
 """
 
 from __future__ import annotations
@@ -180,19 +181,12 @@ def render_module(names: set[str], stamp: str) -> str:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="compare with the list; write nothing")
-    args = parser.parse_args()
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     cuda_home = cuda_env.locate_cuda_home().path
     if cuda_home is None:
         print("no CUDA toolkit found: set CUDA_HOME", file=sys.stderr)
         return 2
-    text = render_module(find_global_names(cuda_home), headers_in_use(cuda_home))
-    if args.check:
-        same = OUTPUT.read_text() == text
-        print("up to date" if same else f"{OUTPUT} is stale: rerun this script")
-        return 0 if same else 1
-    OUTPUT.write_text(text)
+    OUTPUT.write_text(render_module(find_global_names(cuda_home), headers_in_use(cuda_home)))
     print(f"wrote {OUTPUT}")
     return 0
 
