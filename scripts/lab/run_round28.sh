@@ -7,6 +7,10 @@
 # - cp: pdl's kernels launched the plain way (no overlap attribute): cp.async alone.
 # - pdlcg: pdl with first_row and carry_row read by __ldcg (L2, never the non-coherent
 #   path), in case a read-only load of what the previous grid wrote is the fault.
+# - pdlp (run 28c, round28/pdlp.patch): programmatic launch alone: the chunk kernel waits
+#   first thing, reads first_row, carry_row and carry by __ldcg, and copies its chunk with
+#   the template's plain loop (cp.async cost the int64 matrices up to 30% in run 28b).
+# NAMES, SANITIZED and TIMED pick the variants built, sanitized and timed.
 # Then: many fresh random matrices per variant (spmv_repeat.py), memcheck and racecheck of
 # pdlcg, and the timing of the variants that gave no wrong call.
 . "$(dirname "$0")/variants.sh"
@@ -16,9 +20,10 @@ variant pdl pdl.patch
 variant pdlw pdl.patch 's/^  const int64_t stop = min(start + kChunk, nnz);$/&\n  wait_for_previous_kernel();  \/\/ round 28: before the copy/'
 variant cp pdl.patch 's/config.numAttrs = waits ? 1 : 0;/config.numAttrs = 0;/'
 variant pdlcg pdl.patch 's/= first_row\[blockIdx.x\];/= __ldcg(\&first_row[blockIdx.x]);/; s/= first_row\[blockIdx.x + 1\];/= __ldcg(\&first_row[blockIdx.x + 1]);/; s/carry_row\[chunk\] >= 0/__ldcg(\&carry_row[chunk]) >= 0/; s/atomicAdd(&y\[carry_row\[chunk\]\], carry\[chunk\])/atomicAdd(\&y[__ldcg(\&carry_row[chunk])], __ldcg(\&carry[chunk]))/'
-names=(sp pdl pdlw cp pdlcg)
+variant pdlp
+patch -s "$WORK/pdlp/pdlp/csrc/cuda/csr_kernels.cuh" < "$LAB/round28/pdlp.patch" || { echo "pdlp: patch failed"; exit 1; }
+read -ra names <<< "${NAMES:-sp pdl pdlw cp pdlcg}"
 MAX_JOBS=3 build_variants "${names[@]}"
-grep -c "__ldcg" "$WORK/pdlcg/pdlcg/csrc/cuda/csr_kernels.cuh"
 mkdir -p "$WORK/checks"  # not in $WORK: its project folders would shadow the packages
 cp "$LAB/spmv_repeat.py" "$WORK/checks/"
 echo "## wrong calls on fresh random matrices (one process per variant: a crash ends only its own)"
@@ -27,10 +32,10 @@ for name in "${names[@]}"; do
         | tee -a "$OUT/repeat.txt" | grep -v "^package"
     grep -q Error "$OUT/logs/repeat_$name.err" && echo "$name: $(grep -m1 Error "$OUT/logs/repeat_$name.err")"
 done
-echo "## memcheck and racecheck of pdlcg's SpMV kernels (the reference's cuSPARSE kernels left out)"
+echo "## memcheck and racecheck of ${SANITIZED:-pdlcg}'s SpMV kernels (the reference's cuSPARSE kernels left out)"
 for tool in memcheck racecheck; do
     (timeout 120 compute-sanitizer --tool $tool --kernel-name kns=csr_spmv --error-exitcode 1 \
-        python3 "$WORK/checks/spmv_repeat.py" "$WORK/sp" 3 pdlcg > "$OUT/logs/$tool.log" 2>&1
+        python3 "$WORK/checks/spmv_repeat.py" "$WORK/sp" 3 "${SANITIZED:-pdlcg}" > "$OUT/logs/$tool.log" 2>&1
      echo "$tool: rc $? $(grep -E "ERROR SUMMARY" "$OUT/logs/$tool.log" | tr '\n' ' ')"; grep -m3 -E "Invalid|Race|hazard" "$OUT/logs/$tool.log") &
 done
 wait
