@@ -206,14 +206,15 @@ def validate_new_package_name(name: str) -> None:
 
     The package is the C++ namespace of every generated source, so it must not be a name
     torch's or CUDA's headers already declare at global scope (`all`, `sin`, `index`: the
-    build would fail), nor an identifier C++ reserves for the compiler (`__` anywhere, or
-    `_` then a capital). Only `new` asks this: a project made before a name joined the list
-    keeps loading for add-kernel and update.
+    build would fail), nor an identifier C++ reserves for the compiler at global scope (`__`
+    anywhere, or a leading `_`: the C library's `_exit` is one). Only `new` asks this: a
+    project made before a name joined the list keeps loading for add-kernel and update.
     """
     validate_package_name(name)
-    if "__" in name or re.match(r"_[A-Z]", name):
+    if "__" in name or name.startswith("_"):
         raise InvalidInput(
-            f"package name {name!r} is reserved in C++ ('__' anywhere, or '_' then a capital)",
+            f"package name {name!r} is reserved at global scope in C++ ('__' anywhere, or a "
+            f"leading '_'), and the package is the C++ namespace of the generated code",
             option="package",
         )
     if name in CPP_GLOBAL_NAMES:
