@@ -42,3 +42,7 @@ wait
 echo "## SpMV timing: ${TIMED:-sp cp pdlcg}"
 timeout 200 python3 "$LAB/spmv_compare.py" "$WORK/sp" ${TIMED:-sp cp pdlcg} 2> "$OUT/logs/spmv_compare.err" | tee "$OUT/spmv_compare.txt"
 grep -v Warning "$OUT/logs/spmv_compare.err" | grep -v sparse_csr_tensor | tail -5
+echo "## per-call wall and host time (spmv_overhead.py): ${OVERHEAD:-}"
+for name in ${OVERHEAD:-}; do
+    timeout 100 python3 "$LAB/spmv_overhead.py" "$WORK/sp" "$name" 2>> "$OUT/logs/overhead.err" | tee -a "$OUT/overhead.txt"
+done
