@@ -206,9 +206,9 @@ def validate_new_package_name(name: str) -> None:
 
     The package is the C++ namespace of every generated source, so it must not be a name
     torch's or CUDA's headers already declare at global scope (`all`, `sin`, `index`: the
-    build would fail), nor an identifier C++ reserves for the compiler at global scope (`__`
-    anywhere, or a leading `_`: the C library's `_exit` is one). Only `new` asks this: a
-    project made before a name joined the list keeps loading for add-kernel and update.
+    build would fail), nor an identifier C++ reserves at global scope for the implementation
+    (`__` anywhere, or a leading `_`: the C library's `_exit` is one). Only `new` asks this:
+    a project made before a name joined the list keeps loading for add-kernel and update.
     """
     validate_package_name(name)
     if "__" in name or name.startswith("_"):
