@@ -1,8 +1,9 @@
 """One csr_spmv and one torch CSR matvec (cuSPARSE) per matrix, inside an NVTX range
 "measure": what to run under ncu (--nvtx --nvtx-include "measure/") to see what limits both.
 `random` (lab round 14): the benchmark's power-law and uniform matrices, int32 indices;
-`stencil` (lab round 20): its 256^3 stencil with int32 and int64 indices.
-Usage: python spmv_once.py PROJECT_DIR PACKAGE [random|stencil]"""
+`stencil` (lab round 20): its 256^3 stencil with int32 and int64 indices; `random64` (lab
+round 29b): the power-law and uniform matrices with int64 indices.
+Usage: python spmv_once.py PROJECT_DIR PACKAGE [random|random64|stencil]"""
 
 import importlib
 import sys
@@ -17,6 +18,10 @@ matrices = {
     "random": (
         ("power-law", lambda: bench_csr.power_law(2**22, 8, torch.int32, "cuda")),
         ("uniform", lambda: bench_csr.uniform(2**20, 32, torch.int32, "cuda")),
+    ),
+    "random64": (
+        ("power-law int64", lambda: bench_csr.power_law(2**22, 8, torch.int64, "cuda")),
+        ("uniform int64", lambda: bench_csr.uniform(2**20, 32, torch.int64, "cuda")),
     ),
     "stencil": (
         ("stencil int32", lambda: bench_csr.stencil(256, torch.int32, "cuda")),
