@@ -7,7 +7,9 @@
 # `nocarry2st` (its stable ABI), `carries` and `nocarry` (round29c/ patches them back).
 #   bash run_round29c.sh build-check   # build, wrong calls, tests, sanitizers, timing A
 #   bash run_round29c.sh time-ncu      # same $WORK: timing in the other order, ncu
-# WORK defaults to .lab/r29c (ignored by git) so a warm machine keeps the builds.
+# WORK defaults to .lab/r29c (ignored by git) so a warm machine keeps the builds. round29c/
+# patches are against the sparse template of commit 6ad305a (nocarry2); the template went back
+# to carries after this run, so rerun it from a checkout of 6ad305a.
 WORK=${WORK:-$PWD/.lab/r29c}
 . "$(dirname "$0")/variants.sh"
 PATCHES=$LAB/round29c
@@ -19,30 +21,12 @@ if [ "$1" = build-check ]; then
     rm -rf "$WORK" && mkdir -p "$WORK"
     variant nocarry2
     variant carries carries.patch
-    patch_file carries csrc/cuda/csr.cu carries_cu.patch
+    patch_file carries csrc/cuda/csr.cu ../round29/carries_cu.patch  # csr.cu is as in round 29
     variant nocarry nocarry.patch
     python3 -m kernelgen new "$WORK/nocarry2st" --no-input --arch 9.0 -k sparse --abi stable > /dev/null
     MAX_JOBS=4 build_variants nocarry2 carries nocarry nocarry2st
-    mkdir -p "$WORK/../r29c_checks"  # not in $WORK: its project folders would shadow the packages
-    cp "$LAB/spmv_repeat.py" "$WORK/../r29c_checks/"
-    echo "## wrong calls on fresh random matrices"
-    for name in nocarry2 nocarry2st; do
-        timeout 60 python3 "$WORK/../r29c_checks/spmv_repeat.py" "$WORK/nocarry2" "${CALLS:-30}" "$name" 2> "$OUT/logs/repeat_$name.err" \
-            | tee -a "$OUT/repeat.txt" | grep -v "^package"
-        grep -q Error "$OUT/logs/repeat_$name.err" && echo "$name: $(grep -m1 Error "$OUT/logs/repeat_$name.err")"
-    done
-    echo "## tests (CUDA cases of tests/test_csr.py) and sanitizers over nocarry2's ops"
-    for name in nocarry2 nocarry2st; do
-        (cd "$WORK/$name" && timeout 120 python3 -m pytest -q -k cuda tests/test_csr.py > "$OUT/logs/test_$name.log" 2>&1
-         echo "$name tests: $(tail -1 "$OUT/logs/test_$name.log")") &
-    done
-    for tool in memcheck racecheck initcheck; do
-        (timeout 150 compute-sanitizer --tool $tool --error-exitcode 1 python3 "$LAB/../exercise_ops.py" nocarry2 \
-            > "$OUT/logs/$tool.log" 2>&1
-         echo "$tool: rc $? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/logs/$tool.log" | tr '\n' ' ')"
-         grep -m3 -E "Invalid|Race|hazard|Uninitialized" "$OUT/logs/$tool.log") &
-    done
-    wait
+    CALLS=${CALLS:-30} check_wrong_calls nocarry2 nocarry2st
+    test_and_sanitize nocarry2 nocarry2 nocarry2st
     echo "## SpMV timing: carries nocarry2 nocarry"
     compare 200 carries nocarry2 nocarry
 else

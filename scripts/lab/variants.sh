@@ -44,3 +44,35 @@ build_variants() {
     done
     wait
 }
+
+# NAME...: wrong calls of each variant's csr_spmv on fresh random matrices (spmv_repeat.py,
+# CALLS per small shape), matrices and tests taken from the first variant's project.
+check_wrong_calls() {
+    local name checks=$WORK/../$(basename "$WORK")_checks  # not in $WORK: its project folders would shadow the packages
+    mkdir -p "$checks" && cp "$LAB/spmv_repeat.py" "$checks/"
+    echo "## wrong calls on fresh random matrices"
+    for name in "$@"; do
+        timeout 60 python3 "$checks/spmv_repeat.py" "$WORK/$1" "${CALLS:-50}" "$name" 2> "$OUT/logs/repeat_$name.err" \
+            | tee -a "$OUT/repeat.txt" | grep -v "^package"
+        grep -q Error "$OUT/logs/repeat_$name.err" && echo "$name: $(grep -m1 Error "$OUT/logs/repeat_$name.err")"
+    done
+}
+
+# SANITIZED NAME...: the CUDA cases of each NAME's tests/test_csr.py, and memcheck,
+# racecheck and initcheck over SANITIZED's ops (scripts/exercise_ops.py), all at once.
+test_and_sanitize() {
+    local sanitized=$1 name tool
+    shift
+    echo "## tests (CUDA cases of tests/test_csr.py) and sanitizers over $sanitized's ops"
+    for name in "$@"; do
+        (cd "$WORK/$name" && timeout 120 python3 -m pytest -q -k cuda tests/test_csr.py > "$OUT/logs/test_$name.log" 2>&1
+         echo "$name tests: $(tail -1 "$OUT/logs/test_$name.log")") &
+    done
+    for tool in memcheck racecheck initcheck; do
+        (timeout 150 compute-sanitizer --tool $tool --error-exitcode 1 python3 "$LAB/../exercise_ops.py" "$sanitized" \
+            > "$OUT/logs/$tool.log" 2>&1
+         echo "$tool: rc $? $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" "$OUT/logs/$tool.log" | tr '\n' ' ')"
+         grep -m3 -E "Invalid|Race|hazard|Uninitialized" "$OUT/logs/$tool.log") &
+    done
+    wait
+}
