@@ -96,3 +96,20 @@ def test_module_entry_point(installed):
         check=True,
     )
     assert "kernelgen" in out.stdout
+
+
+def test_wheel_builds_without_setuptools_warnings(installed, tmp_path):
+    # Each template folder named like a Python package once cost a 30-line warning in every
+    # user's `pip install`.
+    result = subprocess.run(
+        [installed / "python", "-m", "pip", "wheel", "-v", "--no-deps", "-w", tmp_path, REPO],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=True,
+    )
+    log = result.stdout + result.stderr
+    assert "Building wheel for kernelgen" in log
+    # Python warnings (setuptools' _Warning, SetuptoolsDeprecationWarning); pip's own notes
+    # are "WARNING:".
+    assert "Warning" not in log, log[-3000:]
