@@ -6,7 +6,7 @@
 # bench.json and bench.png, and logs.tar.gz with every other log: five files, since the
 # device tool brings back at most eight. The benchmark tables are printed last.
 # ABI=stable checks the stable-ABI variant; BENCH=0 skips the benchmarks; SM80=0 skips the
-# wmma op's compute_80 build.
+# wmma op's compute_80 build; NCU=1 profiles SpMV on random columns, ours and cuSPARSE's.
 set -euo pipefail
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-$PWD/out}
@@ -66,6 +66,17 @@ for tool in memcheck racecheck initcheck; do
         > "$LOGS/sanitizer_$tool.log" 2>&1 && echo "compute-sanitizer $tool: clean" \
         || { echo "compute-sanitizer $tool: FAILED"; tail -30 "$LOGS/sanitizer_$tool.log"; }
 done
+
+# NCU=1: what limits SpMV on random columns, ours against cuSPARSE's kernel (L2 sectors read,
+# L2 and DRAM throughput), on the benchmark's power-law and uniform matrices.
+if [ "${NCU:-0}" = 1 ]; then
+    timeout 150 ncu --nvtx --nvtx-include "measure/" --section SpeedOfLight \
+        --metrics lts__t_sectors_op_read.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum \
+        python3 "$REPO/scripts/lab/spmv_once.py" "$WORK/h200ops" h200ops random > "$LOGS/ncu_spmv.txt" 2>&1 \
+        || echo "ncu: FAILED (rc $?)"
+    grep -E "^  [a-zA-Z_].*\(|Duration|L2 Cache Throughput|DRAM Throughput|lts__t_sectors_op_read|dram__bytes" \
+        "$LOGS/ncu_spmv.txt" | head -60
+fi
 
 if [ "${BENCH:-1}" = 0 ]; then exit 0; fi
 plot=()
