@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # Lab round 35 (session of 2026-12-07, the second): lab 34's staged stores of warp-summed
-# rows, without its costs. `ysw` gives each warp a contiguous slice of the chunk's long rows
-# and stores the slice's sums after a __syncwarp, 32 rows per instruction: no second block
-# barrier, no write to the long-row list (racecheck's warning against ys/ysb), and 32
-# registers at int32 without __launch_bounds__ (int64 40, 6 blocks per SM, as ys).
-# round34/ysw.patch, against the sparse template of commit 0115e11. Checks: wrong calls on
-# fresh random matrices, the CUDA cases of its tests/test_csr.py, memcheck / racecheck /
-# initcheck over its ops; then the timing.
+# rows, without its costs. The template now gives each warp a contiguous slice of the chunk's
+# long rows and stores the slice's sums after a __syncwarp, 32 rows per instruction (lab 34's
+# round34/ysw.patch): no second block barrier, no write to the long-row list (racecheck's
+# warning against ys/ysb), and 32 registers at int32 without __launch_bounds__ (int64 40, 6
+# blocks per SM, as ys). `tpl` is the template; `prev` is it with that change reverted
+# (round34/ysw_revert.patch, against the sparse template of this round's commit). Checks:
+# wrong calls on fresh random matrices, the CUDA cases of tpl's tests/test_csr.py, memcheck /
+# racecheck / initcheck over tpl's ops; then the timing.
 WORK=${WORK:-$PWD/.lab/r35}
 . "$(dirname "$0")/variants.sh"
 PATCHES=$LAB/round34
 rm -rf "$WORK" && mkdir -p "$WORK"
 variant tpl
-variant ysw ysw.patch
-MAX_JOBS=8 build_variants tpl ysw
-check_wrong_calls tpl ysw
-test_and_sanitize ysw ysw
-echo "## SpMV timing: tpl ysw, then ysw tpl"
-timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/tpl" tpl ysw 2> "$OUT/logs/spmv_compare.err" | tee "$OUT/spmv_compare.txt"
-timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/tpl" ysw tpl 2>> "$OUT/logs/spmv_compare.err" | tee -a "$OUT/spmv_compare.txt"
+variant prev ysw_revert.patch
+MAX_JOBS=8 build_variants tpl prev
+check_wrong_calls tpl prev
+test_and_sanitize tpl tpl
+echo "## SpMV timing: prev tpl, then tpl prev"
+timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/tpl" prev tpl 2> "$OUT/logs/spmv_compare.err" | tee "$OUT/spmv_compare.txt"
+timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/tpl" tpl prev 2>> "$OUT/logs/spmv_compare.err" | tee -a "$OUT/spmv_compare.txt"
 grep -v Warning "$OUT/logs/spmv_compare.err" | grep -v sparse_csr_tensor | tail -5
