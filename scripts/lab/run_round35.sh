@@ -5,7 +5,8 @@
 # round34/ysw.patch): no second block barrier, no write to the long-row list (racecheck's
 # warning against ys/ysb), and 32 registers at int32 without __launch_bounds__ (int64 40, 6
 # blocks per SM, as ys). `tpl` is the template; `prev` is it with that change reverted
-# (round34/ysw_revert.patch, against the sparse template of this round's commit). Checks:
+# (round34/ysw_revert.patch, against the sparse template of commit 02609e2, which lab 35
+# took back out). Checks:
 # wrong calls on fresh random matrices, the CUDA cases of tpl's tests/test_csr.py, memcheck /
 # racecheck / initcheck over tpl's ops; then the timing.
 WORK=${WORK:-$PWD/.lab/r35}
