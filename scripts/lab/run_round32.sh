@@ -16,10 +16,7 @@ patch_file lean csrc/cuda/csr.cu lean_cu.patch
 MAX_JOBS=8 build_variants sp lean
 check_wrong_calls sp lean
 test_and_sanitize lean lean
-echo "## SpMV timing: sp lean, then lean sp"
-timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/sp" sp lean 2> "$OUT/logs/spmv_compare.err" | tee "$OUT/spmv_compare.txt"
-timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/sp" lean sp 2>> "$OUT/logs/spmv_compare.err" | tee -a "$OUT/spmv_compare.txt"
-grep -v Warning "$OUT/logs/spmv_compare.err" | grep -v sparse_csr_tensor | tail -5
+time_spmv_both_orders sp sp lean
 echo "## per-call wall and host time: sp lean"
 for name in sp lean; do
     timeout 60 python3 "$LAB/spmv_overhead.py" "$WORK/sp" "$name" 2>> "$OUT/logs/overhead.err" | sed "s/^/$name | /" | tee -a "$OUT/overhead.txt"

@@ -21,10 +21,7 @@ patch_file sp ops/csr.py python_components.patch
 MAX_JOBS=5 build_variants sp lean tpl
 check_wrong_calls sp lean tpl
 test_and_sanitize tpl tpl
-echo "## SpMV timing: sp lean tpl, then tpl lean sp"
-timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/sp" sp lean tpl 2> "$OUT/logs/spmv_compare.err" | tee "$OUT/spmv_compare.txt"
-timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/sp" tpl lean sp 2>> "$OUT/logs/spmv_compare.err" | tee -a "$OUT/spmv_compare.txt"
-grep -v Warning "$OUT/logs/spmv_compare.err" | grep -v sparse_csr_tensor | tail -5
+time_spmv_both_orders sp sp lean tpl
 echo "## per-call wall and host time: sp lean tpl, then tpl lean sp"
 for name in sp lean tpl tpl lean sp; do
     timeout 60 python3 "$LAB/spmv_overhead.py" "$WORK/sp" "$name" 2>> "$OUT/logs/overhead.err" | sed "s/^/$name | /" | tee -a "$OUT/overhead.txt"

@@ -19,7 +19,4 @@ variant ysb ysb.patch
 MAX_JOBS=8 build_variants tpl ys ysb
 check_wrong_calls tpl ys ysb
 test_and_sanitize ysb ys ysb
-echo "## SpMV timing: tpl ys ysb, then ysb ys tpl"
-timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/tpl" tpl ys ysb 2> "$OUT/logs/spmv_compare.err" | tee "$OUT/spmv_compare.txt"
-timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/tpl" ysb ys tpl 2>> "$OUT/logs/spmv_compare.err" | tee -a "$OUT/spmv_compare.txt"
-grep -v Warning "$OUT/logs/spmv_compare.err" | grep -v sparse_csr_tensor | tail -5
+time_spmv_both_orders tpl tpl ys ysb

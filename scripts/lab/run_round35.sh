@@ -18,7 +18,4 @@ variant prev ysw_revert.patch
 MAX_JOBS=8 build_variants tpl prev
 check_wrong_calls tpl prev
 test_and_sanitize tpl tpl
-echo "## SpMV timing: prev tpl, then tpl prev"
-timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/tpl" prev tpl 2> "$OUT/logs/spmv_compare.err" | tee "$OUT/spmv_compare.txt"
-timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/tpl" tpl prev 2>> "$OUT/logs/spmv_compare.err" | tee -a "$OUT/spmv_compare.txt"
-grep -v Warning "$OUT/logs/spmv_compare.err" | grep -v sparse_csr_tensor | tail -5
+time_spmv_both_orders tpl prev tpl

@@ -18,7 +18,4 @@ variant ys ys.patch
 MAX_JOBS=5 build_variants tpl ysc ys
 check_wrong_calls tpl ysc
 test_and_sanitize ysc ysc
-echo "## SpMV timing: tpl ysc ys, then ys ysc tpl"
-timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/tpl" tpl ysc ys 2> "$OUT/logs/spmv_compare.err" | tee "$OUT/spmv_compare.txt"
-timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/tpl" ys ysc tpl 2>> "$OUT/logs/spmv_compare.err" | tee -a "$OUT/spmv_compare.txt"
-grep -v Warning "$OUT/logs/spmv_compare.err" | grep -v sparse_csr_tensor | tail -5
+time_spmv_both_orders tpl tpl ysc ys

@@ -76,3 +76,17 @@ test_and_sanitize() {
     done
     wait
 }
+
+# PROJECT NAME...: each NAME's csr_spmv against cuSPARSE (spmv_compare.py, on the matrices of
+# $WORK/PROJECT's benchmark), in the order given and then reversed, into $OUT/spmv_compare.txt.
+time_spmv_both_orders() {
+    local project=$1 name reversed=()
+    shift
+    for name in "$@"; do
+        reversed=("$name" "${reversed[@]}")
+    done
+    echo "## SpMV timing: $*, then ${reversed[*]}"
+    timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/$project" "$@" 2> "$OUT/logs/spmv_compare.err" | tee "$OUT/spmv_compare.txt"
+    timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/$project" "${reversed[@]}" 2>> "$OUT/logs/spmv_compare.err" | tee -a "$OUT/spmv_compare.txt"
+    grep -v Warning "$OUT/logs/spmv_compare.err" | grep -v sparse_csr_tensor | tail -5
+}
