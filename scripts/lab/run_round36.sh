@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lab round 36 (written in the session of 2026-12-07, the second; not yet run): lab 34's
+# Lab round 36 (written in the session of 2026-12-07, the second; run in the third): lab 34's
 # block-wide staging of warp-summed rows' y (ys: uniform rows +3.5% / +2%, power-law int32
 # +2.3%), without what cost it: ys needed 40 registers at int32 (6 blocks per SM; the stencil
 # -5%) and marked the carried row by writing into the long-row list that racecheck flagged.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lab round 37 (session of 2026-12-07, the third): lab 36's ysc without what cost the int32
+# Lab round 37 (written in the session of 2026-12-07, the third; not yet run): lab 36's ysc without what cost the int32
 # stencil 1.5% there. ysn stages the warp-summed rows' y as ysc does, but keeps the short
 # rows' code as the template has it: no marker for the carried row (the store loop skips a
 # row that began before the chunk, re-reading its crow entry, which its warp just read) and
