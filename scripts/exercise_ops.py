@@ -64,6 +64,22 @@ def main() -> None:
                 ops.csr_spmv(short_a, torch.randn(cols, device=cuda))
             for k in (1, 3, 8, 16, 40, 100):
                 ops.csr_spmm(a, torch.randn(cols, k, device=cuda))
+            # Bands, where SpMM's blocks copy the rows of X near their own to shared memory
+            # first: square, and with the band running out of rows of X inside a block.
+            for band_rows, band_cols in ((1000, 1000), (700, 501)):
+                row_ids = torch.arange(band_rows).repeat_interleave(3)
+                col_ids = row_ids + torch.tensor([-1, 0, 1]).repeat(band_rows)
+                keep = (col_ids >= 0) & (col_ids < band_cols)
+                band_crow = torch.zeros(band_rows + 1, dtype=torch.int64)
+                band_crow[1:] = torch.bincount(row_ids[keep], minlength=band_rows).cumsum(0)
+                band = torch.sparse_csr_tensor(
+                    band_crow.to(index_dtype),
+                    col_ids[keep].to(index_dtype),
+                    torch.randn(int(keep.sum())),
+                    size=(band_rows, band_cols),
+                ).to(cuda)
+                for k in (8, 32, 64, 100, 128):
+                    ops.csr_spmm(band, torch.randn(band_cols, k, device=cuda))
     if hasattr(ops, "wmma_gemm"):
         for m, n, k in ((1, 1, 1), (17, 33, 1), (129, 130, 72), (64, 64, 64), (100, 70, 30), (1100, 300, 40), (200, 136, 520)):
             for dtype in (torch.float16, torch.bfloat16):
