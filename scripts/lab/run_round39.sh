@@ -4,8 +4,8 @@
 # k = 64 had (round 38's pan took 4 and lost 20% there), and no staging in shared memory
 # (round 38's win lost 14-28%). pan: the template; old: the template before it
 # (round39/pan.patch reversed, against commit 39bb7f3's sparse template); hyb: pan up to
-# k = 64, the old warp-wide layout in one pass above (round39/hyb.patch). Tests and
-# sanitizers for pan are h200_check's, run after this in the same call.
+# k = 64, the old warp-wide layout in one pass above (round39/hyb.patch). Then pan's CUDA
+# tests (tests/test_csr.py) and memcheck, racecheck and initcheck over its ops.
 WORK=${WORK:-$PWD/.lab/r39}
 . "$(dirname "$0")/variants.sh"
 PATCHES=$LAB/round39
@@ -15,6 +15,7 @@ variant old
 patch -R -s "$WORK/old/old/csrc/cuda/csr_kernels.cuh" < "$PATCHES/pan.patch" || { echo "old: patch failed"; exit 1; }
 variant hyb hyb.patch
 MAX_JOBS=5 build_variants old pan hyb
+test_and_sanitize pan pan
 echo "## SpMM: old pan hyb, then reversed"
 export KS="8 32 64 128"
 timeout 150 python3 "$LAB/spmm_compare.py" "$WORK/old" old pan hyb 2> "$OUT/logs/compare.err" | tee "$OUT/spmm_compare.txt"
