@@ -4,8 +4,8 @@
 # template before it (round38/win.patch and win_cu.patch reversed: the kernels header and the
 # .cu that passes X's row count); pan: win without the staging (panels alone); win2 / win8:
 # 2 / 8 rows in turn per group at 16 lanes (32 / 128 rows per block) instead of 4. Tests and
-# sanitizers for win are h200_check's, run after this in the same call. Ran once, with
-# commit c30eaf0's template; the template has since moved on (round 39), so run it there.
+# sanitizers for win are h200_check's, run after this in the same call. Ran once, from
+# commit c30eaf0, whose template was win; run it again from that commit.
 WORK=${WORK:-$PWD/.lab/r38}
 . "$(dirname "$0")/variants.sh"
 PATCHES=$LAB/round38

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
-# Lab round 39 (session of 2026-12-07, the fifth), after round 38: SpMM in panels of 64
-# columns, all of one panel's blocks before the next's, with 16 rows in turn per group as
-# k = 64 had (round 38's pan took 4 and lost 20% there), and no staging in shared memory
-# (round 38's win lost 14-28%). pan: the template; old: the template before it
-# (round39/pan.patch reversed, against commit 39bb7f3's sparse template); hyb: pan up to
-# k = 64, the old warp-wide layout in one pass above (round39/hyb.patch). Then pan's CUDA
-# tests (tests/test_csr.py) and memcheck, racecheck and initcheck over its ops.
+# Lab round 39 (written in the session of 2026-12-07, the fifth; not yet run), after round
+# 38: SpMM in panels of 64 columns, all of one panel's blocks before the next's, with 16 rows
+# in turn per group as k = 64 has (round 38's pan took 4 and lost 20% there), and no staging
+# in shared memory (round 38's win lost 14-28%). old: the template; pan: round39/pan.patch
+# (against the sparse template of commit 39bb7f3); hyb: pan up to k = 64, the template's
+# warp-wide layout in one pass above (pan.patch, then hyb.patch). Then pan's CUDA tests
+# (tests/test_csr.py) and memcheck, racecheck and initcheck over its ops.
 WORK=${WORK:-$PWD/.lab/r39}
 . "$(dirname "$0")/variants.sh"
 PATCHES=$LAB/round39
 rm -rf "$WORK" && mkdir -p "$WORK"
-variant pan
 variant old
-patch -R -s "$WORK/old/old/csrc/cuda/csr_kernels.cuh" < "$PATCHES/pan.patch" || { echo "old: patch failed"; exit 1; }
-variant hyb hyb.patch
+variant pan pan.patch
+variant hyb pan.patch
+patch -s "$WORK/hyb/hyb/csrc/cuda/csr_kernels.cuh" < "$PATCHES/hyb.patch" || { echo "hyb: patch failed"; exit 1; }
 MAX_JOBS=5 build_variants old pan hyb
 test_and_sanitize pan pan
 echo "## SpMM: old pan hyb, then reversed"
