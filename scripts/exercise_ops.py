@@ -64,7 +64,7 @@ def main() -> None:
                 ops.csr_spmv(short_a, torch.randn(cols, device=cuda))
             for k in (1, 3, 8, 16, 40, 100):
                 ops.csr_spmm(a, torch.randn(cols, k, device=cuda))
-            # Bands, square and with more rows than columns, in one and two panels of X.
+            # Bands (a stencil's structure), square and with more rows than columns.
             for band_rows, band_cols in ((1000, 1000), (700, 501)):
                 row_ids = torch.arange(band_rows).repeat_interleave(3)
                 col_ids = row_ids + torch.tensor([-1, 0, 1]).repeat(band_rows)
