@@ -8,8 +8,7 @@
 # commit c30eaf0, whose template was win; run it again from that commit.
 WORK=${WORK:-$PWD/.lab/r38}
 . "$(dirname "$0")/variants.sh"
-PATCHES=$LAB/round38
-rm -rf "$WORK" && mkdir -p "$WORK"
+start_round round38
 variant win
 variant old
 patch -R -s "$WORK/old/old/csrc/cuda/csr_kernels.cuh" < "$PATCHES/win.patch" || { echo "old: patch failed"; exit 1; }

@@ -8,8 +8,7 @@
 # (tests/test_csr.py) and memcheck, racecheck and initcheck over its ops.
 WORK=${WORK:-$PWD/.lab/r39}
 . "$(dirname "$0")/variants.sh"
-PATCHES=$LAB/round39
-rm -rf "$WORK" && mkdir -p "$WORK"
+start_round round39
 variant old
 variant pan pan.patch
 variant hyb pan.patch

@@ -10,6 +10,12 @@ PATCHES=${PATCHES:-$LAB/round23}  # a round sets its own folder after sourcing t
 mkdir -p "$OUT/logs"
 trap 'tar -czf "$OUT/logs.tar.gz" -C "$OUT" logs && rm -rf "$OUT/logs"' EXIT
 
+# FOLDER: a round's start from round 38 on: its patches in $LAB/FOLDER, and $WORK emptied.
+start_round() {
+    PATCHES=$LAB/$1
+    rm -rf "$WORK" && mkdir -p "$WORK"
+}
+
 # NAME [PATCH [SED]]: the project $WORK/NAME (package NAME), its csr_kernels.cuh patched with
 # $PATCHES/PATCH and then edited by the sed expression SED. PATCHES defaults to round23/,
 # whose patches are against the sparse template of commit ed3eb58, before lab rounds 23-25's
