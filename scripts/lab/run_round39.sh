@@ -4,8 +4,9 @@
 # in turn per group as k = 64 has (round 38's pan took 4 and lost 20% there), and no staging
 # in shared memory (round 38's win lost 14-28%). old: the template; pan: round39/pan.patch
 # (against the sparse template of commit 39bb7f3); hyb: pan up to k = 64, the template's
-# warp-wide layout in one pass above (pan.patch, then hyb.patch). Then pan's CUDA tests
-# (tests/test_csr.py) and memcheck, racecheck and initcheck over its ops.
+# warp-wide layout in one pass above (pan.patch, then hyb.patch); pan8: pan with 8 rows in
+# turn at k > 32 instead of 16. Then pan's CUDA tests (tests/test_csr.py) and memcheck,
+# racecheck and initcheck over its ops.
 WORK=${WORK:-$PWD/.lab/r39}
 . "$(dirname "$0")/variants.sh"
 start_round round39
@@ -13,10 +14,11 @@ variant old
 variant pan pan.patch
 variant hyb pan.patch
 patch -s "$WORK/hyb/hyb/csrc/cuda/csr_kernels.cuh" < "$PATCHES/hyb.patch" || { echo "hyb: patch failed"; exit 1; }
-MAX_JOBS=5 build_variants old pan hyb
+variant pan8 pan.patch 's/launch_spmm_for<index_t, 16, 4, 16>/launch_spmm_for<index_t, 16, 4, 8>/'
+MAX_JOBS=4 build_variants old pan hyb pan8
 test_and_sanitize pan pan
-echo "## SpMM: old pan hyb, then reversed"
+echo "## SpMM: old pan hyb pan8, then reversed"
 export KS="8 32 64 128"
-timeout 150 python3 "$LAB/spmm_compare.py" "$WORK/old" old pan hyb 2> "$OUT/logs/compare.err" | tee "$OUT/spmm_compare.txt"
-timeout 150 python3 "$LAB/spmm_compare.py" "$WORK/old" hyb pan old 2>> "$OUT/logs/compare.err" | tee -a "$OUT/spmm_compare.txt"
+timeout 150 python3 "$LAB/spmm_compare.py" "$WORK/old" old pan hyb pan8 2> "$OUT/logs/compare.err" | tee "$OUT/spmm_compare.txt"
+timeout 150 python3 "$LAB/spmm_compare.py" "$WORK/old" pan8 hyb pan old 2>> "$OUT/logs/compare.err" | tee -a "$OUT/spmm_compare.txt"
 grep -v Warning "$OUT/logs/compare.err" | grep -v sparse_csr_tensor | tail -5
