@@ -17,8 +17,4 @@ variant pan "" 's/constexpr bool kStages = kVec == 4 \&\& kColLanes >= 8;/conste
 variant win2 "" 's/launch_spmm_for<index_t, 16, 4, 4>/launch_spmm_for<index_t, 16, 4, 2>/'
 variant win8 "" 's/launch_spmm_for<index_t, 16, 4, 4>/launch_spmm_for<index_t, 16, 4, 8>/'
 MAX_JOBS=3 build_variants old win pan win2 win8
-echo "## SpMM: old win pan win2 win8, then reversed"
-export KS="8 32 64 128"
-timeout 150 python3 "$LAB/spmm_compare.py" "$WORK/old" old win pan win2 win8 2> "$OUT/logs/compare.err" | tee "$OUT/spmm_compare.txt"
-timeout 150 python3 "$LAB/spmm_compare.py" "$WORK/old" win8 win2 pan win old 2>> "$OUT/logs/compare.err" | tee -a "$OUT/spmm_compare.txt"
-grep -v Warning "$OUT/logs/compare.err" | grep -v sparse_csr_tensor | tail -5
+KS="8 32 64 128" time_both_orders spmm old old win pan win2 win8

@@ -17,8 +17,4 @@ patch -s "$WORK/hyb/hyb/csrc/cuda/csr_kernels.cuh" < "$PATCHES/hyb.patch" || { e
 variant pan8 pan.patch 's/launch_spmm_for<index_t, 16, 4, 16>/launch_spmm_for<index_t, 16, 4, 8>/'
 MAX_JOBS=4 build_variants old pan hyb pan8
 test_and_sanitize pan pan
-echo "## SpMM: old pan hyb pan8, then reversed"
-export KS="8 32 64 128"
-timeout 150 python3 "$LAB/spmm_compare.py" "$WORK/old" old pan hyb pan8 2> "$OUT/logs/compare.err" | tee "$OUT/spmm_compare.txt"
-timeout 150 python3 "$LAB/spmm_compare.py" "$WORK/old" pan8 hyb pan old 2>> "$OUT/logs/compare.err" | tee -a "$OUT/spmm_compare.txt"
-grep -v Warning "$OUT/logs/compare.err" | grep -v sparse_csr_tensor | tail -5
+KS="8 32 64 128" time_both_orders spmm old old pan hyb pan8

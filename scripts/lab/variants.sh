@@ -83,16 +83,22 @@ test_and_sanitize() {
     wait
 }
 
-# PROJECT NAME...: each NAME's csr_spmv against cuSPARSE (spmv_compare.py, on the matrices of
-# $WORK/PROJECT's benchmark), in the order given and then reversed, into $OUT/spmv_compare.txt.
-time_spmv_both_orders() {
-    local project=$1 name reversed=()
-    shift
+# OP PROJECT NAME...: each NAME's csr_OP (spmv or spmm) against cuSPARSE ($LAB/OP_compare.py,
+# on the matrices of $WORK/PROJECT's benchmark), in the order given and then reversed, into
+# $OUT/OP_compare.txt.
+time_both_orders() {
+    local op=$1 project=$2 name reversed=() kind=${1:2}
+    shift 2
     for name in "$@"; do
         reversed=("$name" "${reversed[@]}")
     done
-    echo "## SpMV timing: $*, then ${reversed[*]}"
-    timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/$project" "$@" 2> "$OUT/logs/spmv_compare.err" | tee "$OUT/spmv_compare.txt"
-    timeout 150 python3 "$LAB/spmv_compare.py" "$WORK/$project" "${reversed[@]}" 2>> "$OUT/logs/spmv_compare.err" | tee -a "$OUT/spmv_compare.txt"
-    grep -v Warning "$OUT/logs/spmv_compare.err" | grep -v sparse_csr_tensor | tail -5
+    echo "## Sp${kind^^} timing: $*, then ${reversed[*]}"
+    timeout 150 python3 "$LAB/${op}_compare.py" "$WORK/$project" "$@" 2> "$OUT/logs/${op}_compare.err" | tee "$OUT/${op}_compare.txt"
+    timeout 150 python3 "$LAB/${op}_compare.py" "$WORK/$project" "${reversed[@]}" 2>> "$OUT/logs/${op}_compare.err" | tee -a "$OUT/${op}_compare.txt"
+    grep -v Warning "$OUT/logs/${op}_compare.err" | grep -v sparse_csr_tensor | tail -5
+}
+
+# PROJECT NAME...: time_both_orders for csr_spmv, as rounds 32-37 call it.
+time_spmv_both_orders() {
+    time_both_orders spmv "$@"
 }
