@@ -6,7 +6,7 @@
 # (against the sparse template of commit 39bb7f3); hyb: pan up to k = 64, the template's
 # warp-wide layout in one pass above (pan.patch, then hyb.patch); pan8: pan with 8 rows in
 # turn at k > 32 instead of 16; pan32 (added in the sixth session): pan with k = 32's layout
-# above k = 32 too, so panels of 32 columns (16 MB of X between a stencil row and its z
+# above k = 32 too, so panels of 32 columns (8 MB of X between a stencil row and its z
 # neighbours at any k). Then pan's CUDA tests (tests/test_csr.py) and memcheck,
 # racecheck and initcheck over its ops.
 WORK=${WORK:-$PWD/.lab/r39}
