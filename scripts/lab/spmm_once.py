@@ -11,6 +11,7 @@ import torch
 
 sys.path.insert(0, f"{sys.argv[1]}/benchmarks")
 import bench_csr  # noqa: E402
+from nvtx_measure import measure_once  # noqa: E402
 
 ops = importlib.import_module(sys.argv[2])
 widths = [int(k) for k in os.environ.get("KS", "64").split()]
@@ -22,14 +23,7 @@ for case, make in matrices:
     a = make()
     for k in widths:
         dense = torch.randn(a.shape[1], k, device="cuda")
-        ops.csr_spmm(a, dense)
-        a @ dense
-        torch.cuda.synchronize()
-        torch.cuda.nvtx.range_push("measure")
-        ops.csr_spmm(a, dense)
-        a @ dense
-        torch.cuda.synchronize()
-        torch.cuda.nvtx.range_pop()
+        measure_once(lambda: ops.csr_spmm(a, dense), lambda: a @ dense)
         print("ran", case, "k =", k, flush=True)
         del dense
     del a

@@ -12,6 +12,7 @@ import torch
 
 sys.path.insert(0, f"{sys.argv[1]}/benchmarks")
 import bench_csr  # noqa: E402
+from nvtx_measure import measure_once  # noqa: E402
 
 ops = importlib.import_module(sys.argv[2])
 matrices = {
@@ -31,13 +32,6 @@ matrices = {
 for case, make in matrices:
     a = make()
     x = torch.randn(a.shape[1], device="cuda")
-    ops.csr_spmv(a, x)
-    a @ x
-    torch.cuda.synchronize()
-    torch.cuda.nvtx.range_push("measure")
-    ops.csr_spmv(a, x)
-    a @ x
-    torch.cuda.synchronize()
-    torch.cuda.nvtx.range_pop()
+    measure_once(lambda: ops.csr_spmv(a, x), lambda: a @ x)
     print("ran", case, flush=True)
     del a, x
