@@ -87,12 +87,12 @@ test_and_sanitize() {
 # on the matrices of $WORK/PROJECT's benchmark), in the order given and then reversed, into
 # $OUT/OP_compare.txt.
 time_both_orders() {
-    local op=$1 project=$2 name reversed=() kind=${1:2}
+    local op=$1 project=$2 name reversed=()
     shift 2
     for name in "$@"; do
         reversed=("$name" "${reversed[@]}")
     done
-    echo "## Sp${kind^^} timing: $*, then ${reversed[*]}"
+    echo "## csr_$op timing: $*, then ${reversed[*]}"
     timeout 150 python3 "$LAB/${op}_compare.py" "$WORK/$project" "$@" 2> "$OUT/logs/${op}_compare.err" | tee "$OUT/${op}_compare.txt"
     timeout 150 python3 "$LAB/${op}_compare.py" "$WORK/$project" "${reversed[@]}" 2>> "$OUT/logs/${op}_compare.err" | tee -a "$OUT/${op}_compare.txt"
     grep -v Warning "$OUT/logs/${op}_compare.err" | grep -v sparse_csr_tensor | tail -5
