@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Lab round 43 (the seventh session of 2026-12-07), after round 42: there, the rows kernel
+# listing long rows' chunks itself won 3-6% on power-law rows but cost the stencil 3-5% at
+# k >= 32 (its rows kernel's code changed, its registers did not). scan keeps the rows kernel
+# of the template byte for byte (it only flags a long row) and lists the chunks in a kernel
+# of its own, a thread per row of A, which returns at once when nothing was flagged; the
+# long-row kernel walks the list as in round 42. tpl: the template; scan: round43/scan.patch
+# and scan_cu.patch (against the sparse template of this round's commit); scans: its
+# stable-ABI build (scan_stable_cu.patch). The CUDA tests of scan and scans, the three
+# sanitizers over scan's ops, SpMM timed against cuSPARSE in both orders, and ncu of scan's
+# list and long-row kernels.
+WORK=${WORK:-$PWD/.lab/r43}
+. "$(dirname "$0")/variants.sh"
+start_round round43
+variant tpl
+variant scan scan.patch
+patch_file scan csrc/cuda/csr.cu scan_cu.patch
+python3 -m kernelgen new "$WORK/scans" --no-input --arch 9.0 --abi stable -k sparse > /dev/null
+patch_file scans csrc/cuda/csr_kernels.cuh scan.patch
+patch_file scans csrc/cuda/csr.cu scan_stable_cu.patch
+MAX_JOBS=5 build_variants tpl scan scans
+test_and_sanitize scan scan scans
+KS="8 32 64 128" time_both_orders spmm tpl tpl scan
+echo "## ncu: scan's list and long-row kernels at k = 64, stencil then power-law rows (tpl's: lab 41)"
+KS=64 timeout 120 ncu --nvtx --nvtx-include "measure/" -k regex:long_rows --section SpeedOfLight \
+    python3 "$LAB/spmm_once.py" "$WORK/tpl" scan > "$OUT/logs/ncu_scan.txt" 2>&1 || echo "ncu: FAILED (rc $?)"
+grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput" "$OUT/logs/ncu_scan.txt" | sed -E 's/\(const.*//' | head -16
