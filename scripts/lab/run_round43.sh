@@ -5,7 +5,7 @@
 # of the template byte for byte (it only flags a long row) and lists the chunks in a kernel
 # of its own, a thread per row of A, which returns at once when nothing was flagged; the
 # long-row kernel walks the list as in round 42. tpl: the template; scan: round43/scan.patch
-# and scan_cu.patch (against the sparse template of this round's commit); scans: its
+# and scan_cu.patch (against the sparse template of commit f2e8af9); scans: its
 # stable-ABI build (scan_stable_cu.patch). The CUDA tests of scan and scans, the three
 # sanitizers over scan's ops, SpMM timed against cuSPARSE in both orders, and ncu of scan's
 # list and long-row kernels.
