@@ -12,16 +12,4 @@
 WORK=${WORK:-$PWD/.lab/r42}
 . "$(dirname "$0")/variants.sh"
 start_round round42
-variant tpl
-variant lst lst.patch
-patch_file lst csrc/cuda/csr.cu lst_cu.patch
-python3 -m kernelgen new "$WORK/lsts" --no-input --arch 9.0 --abi stable -k sparse > /dev/null
-patch_file lsts csrc/cuda/csr_kernels.cuh lst.patch
-patch_file lsts csrc/cuda/csr.cu lst_stable_cu.patch
-MAX_JOBS=5 build_variants tpl lst lsts
-test_and_sanitize lst lst lsts
-KS="8 32 64 128" time_both_orders spmm tpl tpl lst
-echo "## ncu: lst's long-row kernel at k = 64, stencil then power-law rows (tpl's: lab 41)"
-KS=64 timeout 120 ncu --nvtx --nvtx-include "measure/" -k regex:long_rows --section SpeedOfLight \
-    python3 "$LAB/spmm_once.py" "$WORK/tpl" lst > "$OUT/logs/ncu_lst.txt" 2>&1 || echo "ncu: FAILED (rc $?)"
-grep -E "Duration|DRAM Throughput|L2 Cache Throughput" "$OUT/logs/ncu_lst.txt" | head -12
+spmm_long_rows_round lst

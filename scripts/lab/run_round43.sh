@@ -12,16 +12,4 @@
 WORK=${WORK:-$PWD/.lab/r43}
 . "$(dirname "$0")/variants.sh"
 start_round round43
-variant tpl
-variant scan scan.patch
-patch_file scan csrc/cuda/csr.cu scan_cu.patch
-python3 -m kernelgen new "$WORK/scans" --no-input --arch 9.0 --abi stable -k sparse > /dev/null
-patch_file scans csrc/cuda/csr_kernels.cuh scan.patch
-patch_file scans csrc/cuda/csr.cu scan_stable_cu.patch
-MAX_JOBS=5 build_variants tpl scan scans
-test_and_sanitize scan scan scans
-KS="8 32 64 128" time_both_orders spmm tpl tpl scan
-echo "## ncu: scan's list and long-row kernels at k = 64, stencil then power-law rows (tpl's: lab 41)"
-KS=64 timeout 120 ncu --nvtx --nvtx-include "measure/" -k regex:long_rows --section SpeedOfLight \
-    python3 "$LAB/spmm_once.py" "$WORK/tpl" scan > "$OUT/logs/ncu_scan.txt" 2>&1 || echo "ncu: FAILED (rc $?)"
-grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput" "$OUT/logs/ncu_scan.txt" | sed -E 's/\(const.*//' | head -16
+spmm_long_rows_round scan

@@ -40,6 +40,16 @@ patch_file() {
     patch -s "$WORK/$1/$1/$2" < "$PATCHES/$3" || { echo "$1: patch of $2 failed"; exit 1; }
 }
 
+# NAME: a change to the kernels header and the host code on both ABIs: the variant NAME
+# (NAME.patch, NAME_cu.patch) and its stable-ABI build NAMEs (NAME.patch, NAME_stable_cu.patch).
+variant_both_abis() {
+    variant "$1" "$1.patch"
+    patch_file "$1" csrc/cuda/csr.cu "$1_cu.patch"
+    python3 -m kernelgen new "$WORK/$1s" --no-input --arch 9.0 --abi stable -k sparse > /dev/null
+    patch_file "$1s" csrc/cuda/csr_kernels.cuh "$1.patch"
+    patch_file "$1s" csrc/cuda/csr.cu "$1_stable_cu.patch"
+}
+
 # NAME...: pip install -e each variant's project, all at once (MAX_JOBS compiles each).
 build_variants() {
     local name
@@ -96,6 +106,21 @@ time_both_orders() {
     timeout 150 python3 "$LAB/${op}_compare.py" "$WORK/$project" "$@" 2> "$OUT/logs/${op}_compare.err" | tee "$OUT/${op}_compare.txt"
     timeout 150 python3 "$LAB/${op}_compare.py" "$WORK/$project" "${reversed[@]}" 2>> "$OUT/logs/${op}_compare.err" | tee -a "$OUT/${op}_compare.txt"
     grep -v Warning "$OUT/logs/${op}_compare.err" | grep -v sparse_csr_tensor | tail -5
+}
+
+# NAME: an SpMM long-row round (42-43): the template and NAME on both ABIs built, NAME's
+# CUDA tests on both and the sanitizers over its ops, SpMM against cuSPARSE at k = 8-128 in
+# both orders, and ncu of NAME's long-row kernels at k = 64 (the template's: lab round 41).
+spmm_long_rows_round() {
+    variant tpl
+    variant_both_abis "$1"
+    MAX_JOBS=5 build_variants tpl "$1" "$1s"
+    test_and_sanitize "$1" "$1" "$1s"
+    KS="8 32 64 128" time_both_orders spmm tpl tpl "$1"
+    echo "## ncu: $1's long-row kernels at k = 64, stencil then power-law rows"
+    KS=64 timeout 120 ncu --nvtx --nvtx-include "measure/" -k regex:long_rows --section SpeedOfLight \
+        python3 "$LAB/spmm_once.py" "$WORK/tpl" "$1" > "$OUT/logs/ncu_$1.txt" 2>&1 || echo "ncu: FAILED (rc $?)"
+    grep -E "^  [a-zA-Z_].*\(|Duration|DRAM Throughput|L2 Cache Throughput" "$OUT/logs/ncu_$1.txt" | sed -E 's/\(const.*//' | head -16
 }
 
 # PROJECT NAME...: time_both_orders for csr_spmv, as rounds 32-37 call it.
