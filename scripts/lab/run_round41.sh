@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Lab round 41 (written in the sixth session of 2026-12-07; not yet run): ncu on the
+# Lab round 41 (written in the sixth session of 2026-12-07, run in the seventh): ncu on the
 # template's SpMM (panels of 64 columns above k = 64, lab round 39) and cuSPARSE's at k = 64
 # and 128 on the stencil and power-law matrices, to test the model in PERFORMANCE.md: how
 # many of a stencil row's gathers of X hit L1 (rows in turn), how many L2 sectors are left,
