@@ -2,14 +2,16 @@
 # Lab round 45 (the eighth session of 2026-12-07; not yet run): the block size of SpMM's rows
 # kernel at k > 32. A block of 256 threads there is 16 groups of 16 lanes, 16 rows in turn
 # each: 256 consecutive rows, so a stencil row's neighbours one grid row away (+-256) are
-# another block's, on another SM, and miss L1. b512 / b768 / b1024: 512 / 768 / 1024 threads a block at k > 32, so
-# the group 256 rows on is in the same block at the same turn for 1/2, 2/3 and 3/4 of the
-# rows. At 40 registers (int32; compiled here, nvcc 13.0, sm_90) an SM holds 48 warps of
-# 256, 512 or 768 threads a block, but 32 of 1024; __launch_bounds__(1024, 2) made ptxas
-# spill 68 bytes, so that variant is left out. Sed edits of the template (no patches); the
-# CUDA tests and sanitizers, SpMM against cuSPARSE at k = 32, 64 and 128 in both orders, and
-# ncu of the rows kernel at k = 64 for tpl and b768: L1 hit rate, global-load sectors asked of
-# L1 and sectors L1 read from L2 (lab 41 could not tell whether X hits in L1 at all).
+# another block's, on another SM, and miss L1. b512 / b768 / b1024: 512 / 768 / 1024
+# threads a block at k > 32, so the group 256 rows on is in the same block at the same turn
+# for 1/2, 2/3 and 3/4 of the rows. At 40 registers (int32; compiled here, nvcc 13.0, sm_90)
+# an SM holds 48 warps of 256, 512 or 768 threads a block, but 32 of 1024;
+# __launch_bounds__(1024, 2) made ptxas spill 68 bytes, so that variant is left out. Sed
+# edits of the template (no patches, so no round45/ folder); the CUDA tests and sanitizers,
+# SpMM against cuSPARSE at k = 32, 64 and 128 in both orders, and ncu of the rows kernel at
+# k = 64 for tpl and b768: L1 hit rate, global-load sectors asked of L1 and sectors L1 read
+# from L2 (lab 41 could not tell whether X hits in L1 at all). spmm_l1_model.py models the
+# hits on a CPU.
 WORK=${WORK:-$PWD/.lab/r45}
 . "$(dirname "$0")/variants.sh"
 start_round round45
