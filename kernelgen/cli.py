@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import click
 
@@ -16,6 +16,7 @@ from kernelgen import __version__
 from kernelgen.catalog import all_kernels, installed
 from kernelgen.errors import InvalidInput, KernelgenError
 from kernelgen.generate import GenerationResult, add_kernel, new_project
+from kernelgen.manifest import PRISTINE_DIR
 from kernelgen.options import (
     ABIS,
     STABLE_ABI_MIN_TORCH,
@@ -118,10 +119,20 @@ def _report(result: GenerationResult, verb: str) -> None:
     if result.recovered:
         click.echo(f"kernelgen: {result.recovered}", err=True)
     prefix = "Would write" if result.dry_run else verb
-    click.echo(f"{prefix} {len(result.files)} files in {result.root}:")
-    status = {str(f.path): f.status for f in result.files}
+    project_files = [
+        f for f in result.files if not PurePosixPath(f.path).is_relative_to(PRISTINE_DIR)
+    ]
+    pristine_count = len(result.files) - len(project_files)
+    click.echo(f"{prefix} {len(project_files)} files in {result.root}:")
+    status = {str(f.path): f.status for f in project_files}
     for text, path in _tree(list(status)):
         click.echo(f"  {text}{_STATUS_NOTE[status[path]] if path else ''}")
+    # The pristine copies mirror the files above; one line says they are there and why.
+    if pristine_count:
+        click.echo(
+            f"  {PRISTINE_DIR}/  ({pristine_count} files: copies as generated, "
+            "the base `kernelgen update` merges from)"
+        )
     for name, ops in result.kernel_ops.items():
         click.echo(f"Kernel {name}: ops {', '.join(ops)}")
 

@@ -96,6 +96,16 @@ def test_dry_run_writes_nothing(cli, tmp_path):
     assert not (tmp_path / "proj").exists()
 
 
+def test_listing_shows_the_pristine_copies_as_one_line(cli, tmp_path):
+    result = cli("new", "proj", "--no-input")
+    assert result.exit_code == 0
+    written = [p for p in (tmp_path / "proj").rglob("*") if p.is_file()]
+    pristine = [p for p in written if ".kernelgen" in p.parts]
+    assert f"Created {len(written) - len(pristine)} files in" in result.output
+    assert f".kernelgen/generated/  ({len(pristine)} files: copies as generated" in result.output
+    assert result.output.count("vector_add.cu") == 1
+
+
 @pytest.mark.parametrize(
     "args",
     [
