@@ -3,13 +3,16 @@
 import ast
 import dataclasses
 import re
+import shutil
+import subprocess
 from pathlib import PurePosixPath as _path
 
 import pytest
 import yaml
 from conftest import ALL_TEMPLATES, options_for
 
-from kernelgen.generate import render_project
+from kernelgen.ci_matrix import NVCC_COMPUTE_CAPABILITIES
+from kernelgen.generate import new_project, render_project
 from kernelgen.manifest import MANIFEST_NAME, Manifest
 from kernelgen.options import STABLE_ABI_MIN_TORCH
 
@@ -66,6 +69,56 @@ def test_a_stable_abi_workflow_tests_only_torch_versions_it_supports():
     cells = workflow["jobs"]["build-and-test"]["strategy"]["matrix"]["include"]
     minimum = tuple(int(part) for part in STABLE_ABI_MIN_TORCH.split("."))
     assert all(tuple(map(int, c["torch"].split(".")[:2])) >= minimum for c in cells), cells
+
+
+def _workflow(options):
+    return yaml.safe_load(render_project(options).files[_path(".github/workflows/ci.yml")])
+
+
+@pytest.mark.parametrize(
+    ("abi", "arch_list", "matrix_toolkits", "wheel_toolkit"),
+    [
+        ("standard", ("9.0",), {"12.6", "12.8", "13.0"}, "13.0.0"),
+        ("standard", ("7.0", "8.0"), {"12.6", "12.8"}, "12.8.0"),  # CUDA 13 has no 7.0
+        ("stable", ("10.0", "12.0"), {"12.8", "13.0"}, "13.0.0"),  # Blackwell: 12.8 and newer
+        ("standard", ("11.0",), {"13.0"}, "13.0.0"),
+    ],
+)
+def test_workflow_builds_only_with_toolkits_that_compile_the_arch_list(
+    abi, arch_list, matrix_toolkits, wheel_toolkit
+):
+    options = dataclasses.replace(options_for("vector_add"), abi=abi, arch_list=arch_list)
+    workflow = _workflow(options)
+    cells = workflow["jobs"]["build-and-test"]["strategy"]["matrix"]["include"]
+    assert {c["cuda"] for c in cells} == matrix_toolkits
+    assert all(c["torch-index"] == "cu" + c["cuda"].replace(".", "") for c in cells)
+    wheel_steps = workflow["jobs"]["abi3-wheel"]["steps"]
+    toolkit_step = next(s for s in wheel_steps if "cuda-toolkit" in s.get("uses", ""))
+    assert toolkit_step["with"]["cuda"] == wheel_toolkit
+
+
+def test_an_arch_list_no_toolkit_spans_keeps_the_matrix_and_says_so(tmp_path):
+    options = dataclasses.replace(options_for("vector_add"), arch_list=("7.0", "11.0"))
+    cells = _workflow(options)["jobs"]["build-and-test"]["strategy"]["matrix"]["include"]
+    assert len(cells) == 3
+    result = new_project(options, tmp_path / "proj")
+    assert any("edit the matrix in .github/workflows/ci.yml" in note for note in result.notes)
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_the_toolkit_table_matches_this_nvcc():
+    listed = subprocess.run(
+        ["nvcc", "--list-gpu-arch"], capture_output=True, text=True, check=True
+    ).stdout
+    version = re.search(
+        r"release (\d+\.\d+)",
+        subprocess.run(["nvcc", "--version"], capture_output=True, text=True, check=True).stdout,
+    )
+    assert version is not None
+    if version.group(1) not in NVCC_COMPUTE_CAPABILITIES:
+        pytest.skip(f"CUDA {version.group(1)} is not in the CI matrix")
+    found = {(int(cc[:-1]), int(cc[-1])) for cc in re.findall(r"compute_(\d+)", listed)}
+    assert found == NVCC_COMPUTE_CAPABILITIES[version.group(1)]
 
 
 def test_manifest_round_trips():
