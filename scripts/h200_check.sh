@@ -5,9 +5,9 @@
 # Into $OUT (default ./out) go summary.txt (what this prints), the benchmark's bench.log,
 # bench.json and bench.png, and logs.tar.gz with every other log: five files, since the
 # device tool brings back at most eight. The benchmark tables are printed last.
-# ABI=stable checks the stable-ABI variant; BENCH=0 skips the benchmarks; SM80=0 skips the
-# wmma op's compute_80 build; NCU=1 profiles SpMV on random columns, ours and cuSPARSE's;
-# CHECKS=0 skips the tests, the wmma soak, the compute_80 build and the sanitizers.
+# ABI=stable checks the stable-ABI variant; BENCH=0 skips the benchmarks; SM80=0 / SM75=0 skip
+# the wmma op's compute_80 / compute_75 builds; NCU=1 profiles SpMV on random columns, ours and cuSPARSE's;
+# CHECKS=0 skips the tests, the wmma soak, the compute_80 and compute_75 builds and the sanitizers.
 set -euo pipefail
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-$PWD/out}
@@ -61,6 +61,30 @@ if [ "${CHECKS:-1}" = 1 ]; then
             > "$LOGS/build_sm80.log" 2>&1 && python3 -m pytest -q -p no:cacheprovider tests/test_wmma_gemm.py > "$LOGS/pytest_sm80.log" 2>&1 ) \
             && echo "sm_80 PTX build, wmma tests: $(tail -1 "$LOGS/pytest_sm80.log")" \
             || { echo "sm_80 PTX build or wmma tests: FAILED"; tail -15 "$LOGS/pytest_sm80.log" "$LOGS/build_sm80.log" 2> /dev/null | tail -25; }
+    fi
+
+    # The wmma op's pre-Ampere kernel on this GPU: built from compute_75 PTX alone, the cp.async
+    # kernel copies with plain loads through 2 stages (37 KB of shared memory, what sm_75 allows);
+    # float16 must be right, and bfloat16 (a trap in that build) must fail the call cleanly.
+    if [ "${SM75:-1}" = 1 ]; then
+        python3 -m kernelgen new "$WORK/sm75ops" --no-input --arch 7.5 --abi "${ABI:-standard}" -k wmma > "$LOGS/new_sm75.log"
+        ( cd "$WORK/sm75ops" && TORCH_CUDA_ARCH_LIST="7.5+PTX" MAX_JOBS=16 python3 -m pip install --no-deps --no-build-isolation -v -e . \
+            > "$LOGS/build_sm75.log" 2>&1 && python3 -m pytest -q -p no:cacheprovider tests/test_wmma_gemm.py -k "not bfloat16" > "$LOGS/pytest_sm75.log" 2>&1 \
+            && python3 -c "
+import torch, sm75ops
+a = torch.randn(64, 64, device='cuda', dtype=torch.bfloat16)
+try:
+    sm75ops.wmma_gemm(a, a)
+except RuntimeError as e:
+    assert 'no kernel image' in str(e), e
+    print('bfloat16 refused:', str(e).splitlines()[0][:100])
+else:
+    raise SystemExit('bfloat16 ran in a compute_75 build')
+assert torch.allclose(sm75ops.wmma_gemm(a.half(), a.half()).float(), a.half().float() @ a.half().float(), atol=1e-1)
+print('CUDA context still usable')
+" >> "$LOGS/pytest_sm75.log" 2>&1 ) \
+            && echo "sm_75 PTX build, wmma float16 tests: $(grep -E 'passed|failed' "$LOGS/pytest_sm75.log" | tail -1); $(tail -2 "$LOGS/pytest_sm75.log" | tr '\n' ' ')" \
+            || { echo "sm_75 PTX build or wmma tests: FAILED"; tail -15 "$LOGS/pytest_sm75.log" "$LOGS/build_sm75.log" 2> /dev/null | tail -25; }
     fi
 
     for tool in memcheck racecheck initcheck; do
