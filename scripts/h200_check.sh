@@ -5,9 +5,10 @@
 # Into $OUT (default ./out) go summary.txt (what this prints), the benchmark's bench.log,
 # bench.json and bench.png, and logs.tar.gz with every other log: five files, since the
 # device tool brings back at most eight. The benchmark tables are printed last.
-# ABI=stable checks the stable-ABI variant; BENCH=0 skips the benchmarks; SM80=0 / SM75=0 skip
-# the wmma op's compute_80 / compute_75 builds; NCU=1 profiles SpMV on random columns, ours and cuSPARSE's;
-# CHECKS=0 skips the tests, the wmma soak, the compute_80 and compute_75 builds and the sanitizers.
+# ABI=stable checks the stable-ABI variant; BENCH=0 skips the benchmarks; SM80=0 / SM75=0
+# skip the wmma op's compute_80 / compute_75 builds; NCU=1 profiles SpMV on random columns,
+# ours and cuSPARSE's; CHECKS=0 skips the tests, the wmma soak, the compute_80 and compute_75
+# builds and the sanitizers.
 set -euo pipefail
 export PYTHONUNBUFFERED=1
 OUT=${OUT:-$PWD/out}
