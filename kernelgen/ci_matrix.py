@@ -58,32 +58,28 @@ STABLE_ABI_CELLS = (
 )
 
 
-def _cells(abi: str) -> tuple[Toolchain, ...]:
-    return STABLE_ABI_CELLS if abi == "stable" else STANDARD_ABI_CELLS
+@dataclass(frozen=True)
+class CiMatrix:
+    """What the workflow builds with: its cells, the wheel job's cell, and a note for the user
+    when no cell compiles their arch list (then every cell is kept, for them to edit)."""
+
+    cells: tuple[Toolchain, ...]
+    wheel: Toolchain  # the newest CUDA among the cells
+    note: str | None
 
 
-def ci_toolchains(abi: str, arch_list: tuple[str, ...]) -> tuple[Toolchain, ...]:
-    """The matrix cells that compile `arch_list`; all of them where none does (an arch newer
-    than this table knows, or a list no one toolkit spans), which `unbuildable_note` reports."""
-    cells = _cells(abi)
-    return tuple(cell for cell in cells if cell.compiles(arch_list)) or cells
-
-
-def wheel_toolchain(abi: str, arch_list: tuple[str, ...]) -> Toolchain:
-    """The cell the wheel job builds with: the newest CUDA among those kept."""
-    return max(
-        ci_toolchains(abi, arch_list),
-        key=lambda cell: tuple(int(part) for part in cell.cuda.split(".")),
-    )
-
-
-def unbuildable_note(abi: str, arch_list: tuple[str, ...]) -> str | None:
-    """What to tell the user when no cell of the CI matrix compiles their arch list."""
-    cells = _cells(abi)
-    if any(cell.compiles(arch_list) for cell in cells):
-        return None
-    toolkits = ", ".join(sorted({cell.cuda for cell in cells}))
-    return (
-        f"no CUDA toolkit in the generated CI ({toolkits}) compiles for every arch in "
-        f"{';'.join(arch_list)}; edit the matrix in .github/workflows/ci.yml"
-    )
+def ci_matrix(abi: str, arch_list: tuple[str, ...]) -> CiMatrix:
+    """The matrix cells that compile `arch_list`; all of them, with a note, where none does (an
+    arch newer than this table knows, or a list no one toolkit spans)."""
+    cells = STABLE_ABI_CELLS if abi == "stable" else STANDARD_ABI_CELLS
+    fitting = tuple(cell for cell in cells if cell.compiles(arch_list))
+    note = None
+    if not fitting:
+        toolkits = ", ".join(sorted({cell.cuda for cell in cells}))
+        note = (
+            f"no CUDA toolkit in the generated CI ({toolkits}) compiles for every arch in "
+            f"{';'.join(arch_list)}; edit the matrix in .github/workflows/ci.yml"
+        )
+    kept = fitting or cells
+    wheel = max(kept, key=lambda cell: tuple(int(part) for part in cell.cuda.split(".")))
+    return CiMatrix(kept, wheel, note)

@@ -185,19 +185,23 @@ def nvcc_version(cuda_home: Path) -> tuple[int, int] | None:
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 
+def nvcc_compute_capabilities(cuda_home: Path) -> set[tuple[int, int]]:
+    """The compute capabilities the toolkit's nvcc compiles for, (7, 5) for compute_75; empty
+    when nvcc cannot say."""
+    out = _nvcc_says(cuda_home, "--list-gpu-arch") or ""
+    return {(int(cc[:-1]), int(cc[-1])) for cc in re.findall(r"compute_(\d+)", out)}
+
+
 def unsupported_archs(cuda_home: Path, arch_list: list[str] | tuple[str, ...]) -> list[str]:
     """The compute capabilities in `arch_list` ("8.0", "9.0a", "8.6+PTX") that this nvcc
     cannot compile for (CUDA 13 dropped everything below 7.5, say); [] when nvcc cannot say."""
-    out = _nvcc_says(cuda_home, "--list-gpu-arch")
-    if out is None:
-        return []
-    supported = set(re.findall(r"compute_(\d+)", out))
+    supported = nvcc_compute_capabilities(cuda_home)
     if not supported:
         return []
     unsupported = []
     for arch in arch_list:
         match = re.match(r"(\d+)\.(\d+)", arch)
-        if match and match.group(1) + match.group(2) not in supported:
+        if match and (int(match.group(1)), int(match.group(2))) not in supported:
             unsupported.append(arch)
     return unsupported
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from kernelgen import __version__, journal
 from kernelgen.catalog import KERNEL_METADATA, Catalog, KernelInstance, installed
-from kernelgen.ci_matrix import ci_toolchains, unbuildable_note, wheel_toolchain
+from kernelgen.ci_matrix import ci_matrix
 from kernelgen.errors import InvalidInput, KernelgenError, ProjectConflict
 from kernelgen.fs import read_regular_file
 from kernelgen.manifest import (
@@ -111,9 +111,7 @@ def _context(options: ProjectOptions, kernels: tuple[KernelInstance, ...]) -> di
         "abi": options.abi,
         "stable_abi_min_torch": STABLE_ABI_MIN_TORCH,
         "torch_target_version": torch_target_version(STABLE_ABI_MIN_TORCH),
-        "ci_toolchains": ci_toolchains(options.abi, options.arch_list),
-        "wheel_toolchain": wheel_toolchain(options.abi, options.arch_list),
-        "ci_unbuildable": unbuildable_note(options.abi, options.arch_list) is not None,
+        "ci": ci_matrix(options.abi, options.arch_list),
         "kernels": [
             {
                 "template": k.template.name,
@@ -313,7 +311,7 @@ def new_project(
     project = render_project(options, catalog)
     files = project.tree()
     notes = _variant_notes(project.kernels, options.package)
-    if ci_note := unbuildable_note(options.abi, options.arch_list):
+    if ci_note := ci_matrix(options.abi, options.arch_list).note:
         notes.append(ci_note)
     kernel_ops = {k.name: k.ops for k in project.kernels}
     benchmarks = _benchmarks(project.files)

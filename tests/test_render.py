@@ -3,14 +3,13 @@
 import ast
 import dataclasses
 import re
-import shutil
-import subprocess
 from pathlib import PurePosixPath as _path
 
 import pytest
 import yaml
 from conftest import ALL_TEMPLATES, options_for
 
+from kernelgen import cuda_env
 from kernelgen.ci_matrix import NVCC_COMPUTE_CAPABILITIES
 from kernelgen.generate import new_project, render_project
 from kernelgen.manifest import MANIFEST_NAME, Manifest
@@ -105,20 +104,15 @@ def test_an_arch_list_no_toolkit_spans_keeps_the_matrix_and_says_so(tmp_path):
     assert any("edit the matrix in .github/workflows/ci.yml" in note for note in result.notes)
 
 
-@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
 def test_the_toolkit_table_matches_this_nvcc():
-    listed = subprocess.run(
-        ["nvcc", "--list-gpu-arch"], capture_output=True, text=True, check=True
-    ).stdout
-    version = re.search(
-        r"release (\d+\.\d+)",
-        subprocess.run(["nvcc", "--version"], capture_output=True, text=True, check=True).stdout,
-    )
-    assert version is not None
-    if version.group(1) not in NVCC_COMPUTE_CAPABILITIES:
-        pytest.skip(f"CUDA {version.group(1)} is not in the CI matrix")
-    found = {(int(cc[:-1]), int(cc[-1])) for cc in re.findall(r"compute_(\d+)", listed)}
-    assert found == NVCC_COMPUTE_CAPABILITIES[version.group(1)]
+    cuda_home = cuda_env.locate_cuda_home().path
+    version = cuda_env.nvcc_version(cuda_home) if cuda_home else None
+    if version is None:
+        pytest.skip("needs nvcc")
+    cuda = f"{version[0]}.{version[1]}"
+    if cuda not in NVCC_COMPUTE_CAPABILITIES:
+        pytest.skip(f"CUDA {cuda} is not in the CI matrix")
+    assert cuda_env.nvcc_compute_capabilities(cuda_home) == NVCC_COMPUTE_CAPABILITIES[cuda]
 
 
 def test_manifest_round_trips():
